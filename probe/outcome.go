@@ -1,0 +1,57 @@
+package probe
+
+// Outcome is a request's final status.
+//
+// Precedence, applied once when a request ends (first match wins):
+//  1. incomplete: the request was cancelled by the prober itself (shutdown,
+//     reload, target removal or a run's duration limit) before it finished;
+//  2. errored: anything went wrong (HTTP status ≥ 400, transport failure,
+//     request timeout, an error event in the stream, a malformed or truncated
+//     stream, a response that cannot be decoded);
+//  3. successful: the response was read completely and well-formed.
+//
+// A request timeout is an error, not incomplete: a hung server counts against
+// its objectives instead of leaving the denominator.
+type Outcome string
+
+// The outcomes.
+const (
+	Successful Outcome = "successful"
+	Errored    Outcome = "errored"
+	Incomplete Outcome = "incomplete"
+)
+
+// Outcomes lists every outcome, in a fixed order.
+var Outcomes = []Outcome{Successful, Errored, Incomplete}
+
+// ErrorType is the bounded classification of an errored or incomplete request.
+// It is safe to use as a metric label; raw error text never is.
+type ErrorType string
+
+// The error types.
+const (
+	// ErrorNone is the type of a successful request.
+	ErrorNone ErrorType = ""
+	// ErrorTimeout: the request timeout expired (before or during the response).
+	ErrorTimeout ErrorType = "timeout"
+	// ErrorConnection: DNS, connect, TLS or a connection reset or closed early.
+	ErrorConnection ErrorType = "connection"
+	// ErrorHTTP429: the server answered 429 Too Many Requests.
+	ErrorHTTP429 ErrorType = "http_429"
+	// ErrorHTTP4xx: any other 4xx status.
+	ErrorHTTP4xx ErrorType = "http_4xx"
+	// ErrorHTTP5xx: a 5xx status.
+	ErrorHTTP5xx ErrorType = "http_5xx"
+	// ErrorStream: the server sent an error event inside a 200 stream.
+	ErrorStream ErrorType = "stream_error"
+	// ErrorProtocol: the response could not be understood (malformed or truncated
+	// stream, HTML or garbage instead of JSON, unexpected content type).
+	ErrorProtocol ErrorType = "protocol"
+	// ErrorCanceled: the prober cancelled the request (only with outcome incomplete).
+	ErrorCanceled ErrorType = "canceled"
+)
+
+// ErrorTypes lists every error type of an errored request, in a fixed order.
+var ErrorTypes = []ErrorType{
+	ErrorTimeout, ErrorConnection, ErrorHTTP429, ErrorHTTP4xx, ErrorHTTP5xx, ErrorStream, ErrorProtocol,
+}
