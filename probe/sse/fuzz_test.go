@@ -1,0 +1,54 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+func FuzzReader(f *testing.F) {
+	seeds := []string{
+		"data: hello\n\n",
+		"data: a\r\ndata: b\r\rdata: c\n\n",
+		": keep-alive\n\nevent: error\nid: 3\ndata: {\"error\":\"x\"}\n\n",
+		"data: [DONE]",
+		"\xEF\xBB\xBFdata: 日本語\r",
+		"data\nid\x00\nevent\n\n\r\n\r",
+	}
+	for i, s := range seeds {
+		f.Add([]byte(s), uint8(i), uint8(8+i))
+	}
+	f.Fuzz(func(t *testing.T, input []byte, chunk, limit uint8) {
+		maxBytes := 1 + int(limit)
+		want, wantErr := readAll(NewReader(bytes.NewReader(input), maxBytes))
+		if !errors.Is(wantErr, io.EOF) && !errors.Is(wantErr, ErrEventTooLarge) {
+			t.Fatalf("error = %v, want EOF or too large", wantErr)
+		}
+		total := 0
+		for _, ev := range want {
+			if len(ev.Data) > maxBytes {
+				t.Fatalf("event data of %d bytes exceeds the limit %d", len(ev.Data), maxBytes)
+			}
+			total += len(ev.Data)
+		}
+		if total > len(input) {
+			t.Fatalf("events carry %d data bytes, more than the %d input bytes", total, len(input))
+		}
+		others := map[string]io.Reader{
+			"one byte": iotest.OneByteReader(bytes.NewReader(input)),
+			"chunks":   &chunkReader{data: input, size: 1 + int(chunk)%16},
+			"split":    &splitReader{data: input, cuts: []int{int(chunk) % (len(input) + 1)}},
+		}
+		for name, r := range others {
+			got, err := readAll(NewReader(r, maxBytes))
+			if errors.Is(err, io.EOF) != errors.Is(wantErr, io.EOF) {
+				t.Fatalf("%s: error = %v, want %v", name, err, wantErr)
+			}
+			if !equalEvents(got, want) {
+				t.Fatalf("%s: events = %+v, want %+v", name, got, want)
+			}
+		}
+	})
+}

@@ -1,0 +1,176 @@
+// Package sse reads a Server-Sent Events stream (the text/event-stream format
+// of the HTML Living Standard) one event at a time, with bounded memory.
+//
+// Lines may end with LF, CRLF or CR, also when the stream is split at any byte
+// (a CRLF split across two reads is one line ending). Comments and blank
+// keep-alives are skipped, unknown fields ignored. Unlike a browser, the
+// reader dispatches a final event that is not followed by a blank line when
+// the stream ends, so that a last "data: [DONE]" is not lost.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxEventBytes is the event size limit used when NewReader is given
+// a limit of zero or less: 1 MiB.
+const DefaultMaxEventBytes = 1 << 20
+
+// readSize is the size of one read from the underlying reader, in bytes.
+const readSize = 4096
+
+// maxEmptyReads is how many reads returning nothing and no error are
+// tolerated in a row before giving up with io.ErrNoProgress.
+const maxEmptyReads = 100
+
+// ErrEventTooLarge is returned (wrapped) when one line, or the data of one
+// event, is longer than the reader's limit.
+var ErrEventTooLarge = errors.New("event too large")
+
+// Event is one dispatched event.
+type Event struct {
+	// Type is the event type from the "event" field; empty means "message".
+	Type string
+	// Data is the event's data lines joined with "\n"; it may be empty.
+	Data string
+	// ID is the last event ID seen so far in the stream (it carries over to
+	// later events, as the standard says); empty when none was sent.
+	ID string
+}
+
+// Reader reads events from a stream. It is not safe for concurrent use.
+type Reader struct {
+	src io.Reader
+	max int
+
+	buf        []byte // read buffer; buf[start:end] is not yet scanned
+	start, end int
+	line       []byte // start of a line whose end has not arrived yet
+	skipLF     bool   // the last line ended with CR: a following LF belongs to it
+	atStart    bool   // no line has been read yet (a byte order mark may lead)
+	srcErr     error  // error from the underlying reader, reported once the buffer is used up
+	err        error  // sticky error returned by every later Next
+
+	data    []byte // data lines of the pending event, joined with '\n'
+	hasData bool   // at least one data line is pending
+	typ     string // pending event type
+	id      string // last event ID
+}
+
+// NewReader returns a Reader of r. maxEventBytes bounds both the length of a
+// line and the data of one event, in bytes; zero or less means
+// DefaultMaxEventBytes.
+func NewReader(r io.Reader, maxEventBytes int) *Reader {
+	if maxEventBytes <= 0 {
+		maxEventBytes = DefaultMaxEventBytes
+	}
+	return &Reader{src: r, max: maxEventBytes, buf: make([]byte, readSize), atStart: true}
+}
+
+// Next returns the next event. At a clean end of the stream it returns
+// io.EOF; a failed read of the underlying reader is returned wrapped, and an
+// over-long event as ErrEventTooLarge. After an error every call returns it again.
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	for {
+		line, err := r.readLine()
+		if errors.Is(err, io.EOF) && r.hasData {
+			r.err = io.EOF
+			return r.dispatch(), nil
+		}
+		if err != nil {
+			r.err = err
+			return Event{}, err
+		}
+		ev, ok, err := r.processLine(line)
+		if err != nil {
+			r.err = err
+			return Event{}, err
+		}
+		if ok {
+			return ev, nil
+		}
+	}
+}
+
+// readLine returns the next line without its ending. At the end of the
+// stream an unterminated last line is returned as a line, then io.EOF. The
+// returned slice is valid until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	empty := 0
+	for {
+		if line, ok, err := r.scan(); ok || err != nil {
+			return line, err
+		}
+		if r.srcErr != nil {
+			return r.finish()
+		}
+		n, err := r.src.Read(r.buf)
+		r.start, r.end = 0, n
+		r.srcErr = err
+		if n == 0 && err == nil {
+			if empty++; empty >= maxEmptyReads {
+				r.srcErr = io.ErrNoProgress
+			}
+		}
+	}
+}
+
+// scan looks for a line ending in the unscanned part of the buffer. Without
+// one it keeps the bytes as the start of a line and reports ok false.
+func (r *Reader) scan() (line []byte, ok bool, err error) {
+	if r.start >= r.end {
+		return nil, false, nil
+	}
+	if r.skipLF {
+		r.skipLF = false
+		if r.buf[r.start] == '\n' {
+			r.start++
+		}
+	}
+	chunk := r.buf[r.start:r.end]
+	i := bytes.IndexAny(chunk, "\r\n")
+	if i < 0 {
+		if len(r.line)+len(chunk) > r.max {
+			return nil, false, r.tooLarge("line")
+		}
+		r.line = append(r.line, chunk...)
+		r.start = r.end
+		return nil, false, nil
+	}
+	if len(r.line)+i > r.max {
+		return nil, false, r.tooLarge("line")
+	}
+	r.start += i + 1
+	r.skipLF = chunk[i] == '\r'
+	if len(r.line) == 0 {
+		return chunk[:i], true, nil
+	}
+	line = append(r.line, chunk[:i]...)
+	r.line = line[:0]
+	return line, true, nil
+}
+
+// finish is called when the buffer is used up and the underlying reader has
+// failed or ended: it returns the unterminated last line, if any, and then
+// the reader's error.
+func (r *Reader) finish() ([]byte, error) {
+	if len(r.line) > 0 {
+		line := r.line
+		r.line = nil
+		return line, nil
+	}
+	if errors.Is(r.srcErr, io.EOF) {
+		return nil, io.EOF
+	}
+	return nil, fmt.Errorf("could not read event stream: %w", r.srcErr)
+}
+
+func (r *Reader) tooLarge(what string) error {
+	return fmt.Errorf("%w: %s longer than %d bytes", ErrEventTooLarge, what, r.max)
+}
