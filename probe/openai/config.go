@@ -1,0 +1,174 @@
+// Package openai is the backend for OpenAI-compatible HTTP servers (vLLM,
+// SGLang, llama.cpp, TGI, OpenAI itself): it sends one chat or completions
+// request, reads the response (streamed as Server-Sent Events or whole), and
+// measures it into a probe.Record.
+//
+// In a stream, every data event except [DONE] is a chunk, timed when it has
+// been parsed; events with a type other than "message" are ignored, except
+// "error". The stream ends successfully at [DONE] (the record's end), or at
+// a clean end of the body once a finish reason was seen. After [DONE], up to
+// 64 KiB of what follows is read and discarded so that the connection can be
+// reused. Token counts come from the last usage report, else (streams only)
+// from the number of token events.
+//
+// Outcomes: a status ≥ 400 is http_429, http_4xx or http_5xx; any other
+// non-2xx status (redirects are never followed), an unexpected content type,
+// a malformed or truncated stream and an undecodable body are protocol
+// errors; an error inside a 200 stream is stream_error (inside a whole 200
+// body it is a protocol error). A cancelled parent context makes the request
+// incomplete; the backend's own timeout makes it errored with timeout; other
+// transport failures are connection errors.
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
+	"github.com/llmprober/llmprober/probe/sse"
+)
+
+// API kinds.
+const (
+	apiChat        = "chat"
+	apiCompletions = "completions"
+)
+
+// Defaults for the size limits of a Config.
+const (
+	// DefaultMaxEventBytes is the default limit of one stream event: 1 MiB.
+	DefaultMaxEventBytes = sse.DefaultMaxEventBytes
+	// DefaultMaxBodyBytes is the default limit of a whole non-streamed response: 16 MiB.
+	DefaultMaxBodyBytes = 16 << 20
+)
+
+// Config configures a Backend.
+type Config struct {
+	// Target is the target's name, copied into every record.
+	Target string
+	// BaseURL is the base URL including its version path, for example
+	// "http://127.0.0.1:8000/v1"; http or https. Required.
+	BaseURL string
+	// API is "chat" (POST {BaseURL}/chat/completions) or "completions"
+	// (POST {BaseURL}/completions); empty means chat.
+	API string
+	// Model is sent as "model"; omitted from the body when empty.
+	Model string
+	// Stream asks for a streamed (SSE) response with usage included.
+	Stream bool
+	// Timeout bounds each request, from request start until the response is
+	// fully read, measured on Clock; zero means no limit of its own.
+	Timeout time.Duration
+	// Header holds the headers sent with every request (User-Agent, tag,
+	// credentials); Content-Type and Accept are set by the backend. A "Host"
+	// entry sets the request's host.
+	Header http.Header
+	// Secrets are values (API keys) replaced by "REDACTED" in any error text.
+	Secrets []string
+	// MaxTokensFields are the body fields that carry Request.MaxOutputTokens,
+	// each "max_tokens" or "max_completion_tokens". When empty: both for chat,
+	// max_tokens for completions.
+	MaxTokensFields []string
+	// IgnoreEOS sends "ignore_eos": true.
+	IgnoreEOS bool
+	// Client sends the requests. Required. The backend uses a copy of it that
+	// does not follow redirects; the Transport (and its connection pool) is shared.
+	Client *http.Client
+	// Clock reads every timestamp and runs the timeout; nil means clock.Real().
+	Clock clock.Clock
+	// MaxEventBytes bounds one stream event in bytes; zero means DefaultMaxEventBytes.
+	MaxEventBytes int
+	// MaxBodyBytes bounds a non-streamed response body in bytes; zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+}
+
+// Backend sends requests to one OpenAI-compatible endpoint. It implements
+// probe.Backend and is safe for concurrent use.
+type Backend struct {
+	cfg     Config
+	url     string
+	chat    bool
+	header  http.Header
+	fields  []string
+	secrets []string
+	client  *http.Client
+}
+
+var _ probe.Backend = (*Backend)(nil)
+
+// New checks cfg, fills its defaults and returns a Backend.
+func New(cfg Config) (*Backend, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("could not create backend: an HTTP client is required")
+	}
+	if err := checkConfig(&cfg); err != nil {
+		return nil, fmt.Errorf("could not create backend: %w", err)
+	}
+	path := "/chat/completions"
+	if cfg.API == apiCompletions {
+		path = "/completions"
+	}
+	client := *cfg.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	b := &Backend{
+		cfg:     cfg,
+		url:     strings.TrimRight(cfg.BaseURL, "/") + path,
+		chat:    cfg.API == apiChat,
+		header:  cfg.Header.Clone(),
+		fields:  slices.Clone(cfg.MaxTokensFields),
+		secrets: secretsLongestFirst(cfg.Secrets),
+		client:  &client,
+	}
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b, nil
+}
+
+// checkConfig rejects invalid settings and fills defaults.
+func checkConfig(cfg *Config) error {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return fmt.Errorf("could not parse base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base URL %q is not an absolute http or https URL", cfg.BaseURL)
+	}
+	switch cfg.API {
+	case "":
+		cfg.API = apiChat
+	case apiChat, apiCompletions:
+	default:
+		return fmt.Errorf("unknown API %q (want chat or completions)", cfg.API)
+	}
+	for _, f := range cfg.MaxTokensFields {
+		if f != "max_tokens" && f != "max_completion_tokens" {
+			return fmt.Errorf("unknown max tokens field %q", f)
+		}
+	}
+	if len(cfg.MaxTokensFields) == 0 {
+		cfg.MaxTokensFields = []string{"max_tokens"}
+		if cfg.API == apiChat {
+			cfg.MaxTokensFields = append(cfg.MaxTokensFields, "max_completion_tokens")
+		}
+	}
+	if cfg.Timeout < 0 || cfg.MaxEventBytes < 0 || cfg.MaxBodyBytes < 0 {
+		return errors.New("timeout and size limits must not be negative")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.MaxEventBytes == 0 {
+		cfg.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// readBody reads and decodes a whole (non-streamed) response. Only the token
+// counts are taken from it: without a stream there is no first token.
+func (b *Backend) readBody(resp *http.Response, x *exchange) error {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, b.cfg.MaxBodyBytes+1))
+	if err != nil {
+		return fmt.Errorf("could not read response: %w", err)
+	}
+	x.rec.End = b.cfg.Clock.Now()
+	if int64(len(data)) > b.cfg.MaxBodyBytes {
+		return fail(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fail(probe.ErrorProtocol, "could not decode response: %v: %s", err, bodyMessage(data))
+	}
+	if m := errorMessage(c.Error); m != "" {
+		return fail(probe.ErrorProtocol, "error in response: %s", m)
+	}
+	if len(c.Choices) == 0 {
+		return fail(probe.ErrorProtocol, "response has no choices")
+	}
+	x.tok.add(c.Usage)
+	return nil
+}
