@@ -1,0 +1,160 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// APIKeyVar is the conventional variable holding the API key of the target
+// defined by the environment; it is used when neither LLMPROBER_API_KEY_ENV
+// nor LLMPROBER_API_KEY_FILE is set.
+const APIKeyVar = "LLMPROBER_API_KEY"
+
+// Env is the configuration read from LLMPROBER_* environment variables. An
+// unset or empty variable leaves its field at the zero value (Target.Name
+// excepted).
+type Env struct {
+	// ConfigPath is the configuration file (LLMPROBER_CONFIG).
+	ConfigPath string `env:"LLMPROBER_CONFIG"`
+	// ListenAddress overrides Config.ListenAddress (LLMPROBER_LISTEN_ADDRESS).
+	ListenAddress string `env:"LLMPROBER_LISTEN_ADDRESS"`
+	// LogLevel overrides Config.LogLevel (LLMPROBER_LOG_LEVEL).
+	LogLevel string `env:"LLMPROBER_LOG_LEVEL"`
+	// Target is a single target defined by the environment.
+	Target EnvTarget
+	// TargetVars are the names of Target's variables that are set and
+	// non-empty, sorted; empty when the environment defines no target.
+	TargetVars []string `env:"-"`
+	// APIKeySet reports whether LLMPROBER_API_KEY is set and non-empty; its
+	// value is not kept here.
+	APIKeySet bool `env:"-"`
+}
+
+// EnvTarget is a single target defined by environment variables; each field
+// sets the Target field of the same meaning, whose path under the target its
+// "config" tag names.
+type EnvTarget struct {
+	// URL is Target.BaseURL.
+	URL string `env:"LLMPROBER_TARGET_URL" config:"base_url"`
+	// Name is Target.Name; default "default".
+	Name string `env:"LLMPROBER_TARGET_NAME" envDefault:"default" config:"name"`
+	// Model is Target.Model.
+	Model string `env:"LLMPROBER_MODEL" config:"model"`
+	// API is Target.API.
+	API string `env:"LLMPROBER_API" config:"api"`
+	// Stream is Target.Stream.
+	Stream bool `env:"LLMPROBER_STREAM" config:"stream"`
+	// Timeout is Target.Timeout, a Go duration.
+	Timeout time.Duration `env:"LLMPROBER_TIMEOUT" config:"timeout"`
+	// Rate is Schedule.Rate, in requests per second.
+	Rate float64 `env:"LLMPROBER_RATE" config:"schedule.rate"`
+	// MaxConcurrency is Schedule.MaxConcurrency.
+	MaxConcurrency int `env:"LLMPROBER_MAX_CONCURRENCY" config:"schedule.max_concurrency"`
+	// MaxQueue is Schedule.MaxQueue.
+	MaxQueue int `env:"LLMPROBER_MAX_QUEUE" config:"schedule.max_queue"`
+	// PromptTokens is a fixed Workload.PromptTokens, in tokens.
+	PromptTokens int `env:"LLMPROBER_PROMPT_TOKENS" config:"workload.prompt_tokens"`
+	// OutputTokens is a fixed Workload.OutputTokens, in tokens.
+	OutputTokens int `env:"LLMPROBER_OUTPUT_TOKENS" config:"workload.output_tokens"`
+	// IgnoreEOS is Workload.IgnoreEOS.
+	IgnoreEOS bool `env:"LLMPROBER_IGNORE_EOS" config:"workload.ignore_eos"`
+	// Tag is Target.Tag.
+	Tag string `env:"LLMPROBER_TAG" config:"tag"`
+	// APIKeyFile is Auth.APIKeyFile.
+	APIKeyFile string `env:"LLMPROBER_API_KEY_FILE" config:"auth.api_key_file"`
+	// APIKeyEnv is Auth.APIKeyEnv: the name of a variable holding the key.
+	APIKeyEnv string `env:"LLMPROBER_API_KEY_ENV" config:"auth.api_key_env"`
+	// ReadinessPath is Readiness.Path.
+	ReadinessPath string `env:"LLMPROBER_READINESS_PATH" config:"readiness.path"`
+	// TLSCAFile is TLS.CAFile.
+	TLSCAFile string `env:"LLMPROBER_TLS_CA_FILE" config:"tls.ca_file"`
+	// TLSInsecureSkipVerify is TLS.InsecureSkipVerify.
+	TLSInsecureSkipVerify bool `env:"LLMPROBER_TLS_INSECURE_SKIP_VERIFY" config:"tls.insecure_skip_verify"`
+}
+
+// FromEnv reads the LLMPROBER_* variables from environ (name → value); a nil
+// environ means the process environment. A value that does not parse is
+// reported as Errors naming the variable.
+func FromEnv(environ map[string]string) (Env, error) {
+	if environ == nil {
+		environ = env.ToMap(os.Environ())
+	}
+	var e Env
+	if err := env.ParseWithOptions(&e, env.Options{Environment: environ}); err != nil {
+		return Env{}, envErrors(err)
+	}
+	for _, name := range envVars(reflect.TypeFor[EnvTarget]()) {
+		if environ[name] != "" {
+			e.TargetVars = append(e.TargetVars, name)
+		}
+	}
+	slices.Sort(e.TargetVars)
+	e.APIKeySet = environ[APIKeyVar] != ""
+	return e, nil
+}
+
+// envVars maps the field names of struct type t to their variables.
+func envVars(t reflect.Type) map[string]string {
+	vars := map[string]string{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("env"), ","); name != "" && name != "-" {
+			vars[f.Name] = name
+		}
+	}
+	return vars
+}
+
+// envErrors turns the environment parser's error into Errors naming each
+// variable.
+func envErrors(err error) Errors {
+	vars := envVars(reflect.TypeFor[Env]())
+	for field, name := range envVars(reflect.TypeFor[EnvTarget]()) {
+		vars[field] = name
+	}
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return Errors{{Msg: err.Error()}}
+	}
+	errs := make(Errors, 0, len(agg.Errors))
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			errs = append(errs, &FieldError{Path: vars[pe.Name], Msg: parseErrorMsg(pe)})
+			continue
+		}
+		errs = append(errs, &FieldError{Msg: e.Error()})
+	}
+	return errs
+}
+
+// parseErrorMsg says what a variable's value must be, quoting what it was.
+func parseErrorMsg(pe env.ParseError) string {
+	want := "valid"
+	switch {
+	case pe.Type == durationType:
+		want = `a duration with a unit, such as "30s" or "1m30s"`
+	case pe.Type.Kind() == reflect.Bool:
+		want = "true or false"
+	case pe.Type.Kind() == reflect.Int:
+		want = "an integer"
+	case pe.Type.Kind() == reflect.Float64:
+		want = "a number"
+	}
+	var ne *strconv.NumError
+	if errors.As(pe.Err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+		return fmt.Sprintf("is out of range (got %q)", ne.Num)
+	}
+	if errors.As(pe.Err, &ne) {
+		return fmt.Sprintf("must be %s (got %q)", want, ne.Num)
+	}
+	return fmt.Sprintf("must be %s: %v", want, pe.Err)
+}

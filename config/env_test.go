@@ -1,0 +1,240 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFromEnv(t *testing.T) {
+	environ := map[string]string{
+		"LLMPROBER_CONFIG":                   "/etc/llmprober.yml",
+		"LLMPROBER_LISTEN_ADDRESS":           ":9000",
+		"LLMPROBER_LOG_LEVEL":                "warn",
+		"LLMPROBER_TARGET_URL":               "http://127.0.0.1:8000/v1",
+		"LLMPROBER_MODEL":                    "m",
+		"LLMPROBER_API":                      "completions",
+		"LLMPROBER_STREAM":                   "false",
+		"LLMPROBER_TIMEOUT":                  "45s",
+		"LLMPROBER_RATE":                     "1.5",
+		"LLMPROBER_MAX_CONCURRENCY":          "3",
+		"LLMPROBER_MAX_QUEUE":                "0",
+		"LLMPROBER_PROMPT_TOKENS":            "256",
+		"LLMPROBER_OUTPUT_TOKENS":            "32",
+		"LLMPROBER_IGNORE_EOS":               "true",
+		"LLMPROBER_TAG":                      "canary",
+		"LLMPROBER_API_KEY_FILE":             "/run/key",
+		"LLMPROBER_READINESS_PATH":           "/health",
+		"LLMPROBER_TLS_CA_FILE":              "/etc/ca.pem",
+		"LLMPROBER_TLS_INSECURE_SKIP_VERIFY": "true",
+		"LLMPROBER_API_KEY":                  "sk-not-kept",
+		"LLMPROBER_TARGET_NAME":              "",
+		"UNRELATED":                          "x",
+	}
+	got, err := FromEnv(environ)
+	if err != nil {
+		t.Fatalf("FromEnv: %v", err)
+	}
+	want := Env{
+		ConfigPath:    "/etc/llmprober.yml",
+		ListenAddress: ":9000",
+		LogLevel:      "warn",
+		Target: EnvTarget{
+			URL: "http://127.0.0.1:8000/v1", Name: "default", Model: "m", API: "completions",
+			Timeout: 45 * time.Second, Rate: 1.5, MaxConcurrency: 3, PromptTokens: 256, OutputTokens: 32,
+			IgnoreEOS: true, Tag: "canary", APIKeyFile: "/run/key", ReadinessPath: "/health",
+			TLSCAFile: "/etc/ca.pem", TLSInsecureSkipVerify: true,
+		},
+		// Sorted; the empty LLMPROBER_TARGET_NAME does not count.
+		TargetVars: []string{
+			"LLMPROBER_API", "LLMPROBER_API_KEY_FILE", "LLMPROBER_IGNORE_EOS", "LLMPROBER_MAX_CONCURRENCY",
+			"LLMPROBER_MAX_QUEUE", "LLMPROBER_MODEL", "LLMPROBER_OUTPUT_TOKENS", "LLMPROBER_PROMPT_TOKENS",
+			"LLMPROBER_RATE", "LLMPROBER_READINESS_PATH", "LLMPROBER_STREAM", "LLMPROBER_TAG",
+			"LLMPROBER_TARGET_URL", "LLMPROBER_TIMEOUT", "LLMPROBER_TLS_CA_FILE", "LLMPROBER_TLS_INSECURE_SKIP_VERIFY",
+		},
+		APIKeySet: true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FromEnv =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestFromEnvParseErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		value map[string]string
+		want  string
+	}{
+		{"rate", map[string]string{"LLMPROBER_RATE": "fast"}, `LLMPROBER_RATE: must be a number (got "fast")`},
+		{"stream", map[string]string{"LLMPROBER_STREAM": "maybe"}, `LLMPROBER_STREAM: must be true or false (got "maybe")`},
+		{"concurrency", map[string]string{"LLMPROBER_MAX_CONCURRENCY": "2.5"}, `LLMPROBER_MAX_CONCURRENCY: must be an integer (got "2.5")`},
+		{"queue out of range", map[string]string{"LLMPROBER_MAX_QUEUE": "99999999999"}, `LLMPROBER_MAX_QUEUE: is out of range (got "99999999999")`},
+		{"bare duration", map[string]string{"LLMPROBER_TIMEOUT": "30"},
+			`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s": unable to parse duration: time: missing unit in duration "30"`},
+		{"two at once", map[string]string{"LLMPROBER_RATE": "x", "LLMPROBER_PROMPT_TOKENS": "y"},
+			"LLMPROBER_RATE: must be a number (got \"x\")\nLLMPROBER_PROMPT_TOKENS: must be an integer (got \"y\")"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromEnv(tt.value)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v, want\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveEnvOnly(t *testing.T) {
+	e, err := FromEnv(map[string]string{
+		"LLMPROBER_TARGET_URL":    "http://127.0.0.1:8000/v1",
+		"LLMPROBER_MODEL":         "m",
+		"LLMPROBER_STREAM":        "false",
+		"LLMPROBER_MAX_QUEUE":     "0",
+		"LLMPROBER_PROMPT_TOKENS": "300",
+		"LLMPROBER_API_KEY":       "sk-not-kept",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(e, Overrides{})
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	want := Config{
+		ListenAddress: "127.0.0.1:9477",
+		LogLevel:      "info",
+		Targets: []Target{{
+			Name: "default", BaseURL: "http://127.0.0.1:8000/v1", Model: "m", API: "chat",
+			Stream: ptr(false), Provider: "openai", Timeout: time.Minute,
+			// LLMPROBER_API_KEY is set and no other key source is: it is used by name.
+			Auth:      Auth{APIKeyEnv: "LLMPROBER_API_KEY", Header: "Authorization"},
+			Readiness: Readiness{Path: "models", Timeout: 5 * time.Second, Interval: 2 * time.Second, StartupTimeout: 10 * time.Minute},
+			Workload: Workload{
+				PromptTokens:    Fixed(300),
+				OutputTokens:    Fixed(64),
+				MaxTokensFields: []string{"max_tokens", "max_completion_tokens"},
+			},
+			// An explicit LLMPROBER_MAX_QUEUE=0 stays 0.
+			Schedule: Schedule{Strategy: "constant", Rate: 0.2, MaxConcurrency: 4, MaxQueue: ptr(0)},
+		}},
+	}
+	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
+		t.Errorf("Resolve =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestResolveEnvErrorsNameVariables(t *testing.T) {
+	e, err := FromEnv(map[string]string{
+		"LLMPROBER_TARGET_NAME":     "bad name",
+		"LLMPROBER_TARGET_URL":      "ftp://h/v1",
+		"LLMPROBER_RATE":            "0",
+		"LLMPROBER_MAX_CONCURRENCY": "0",
+		"LLMPROBER_PROMPT_TOKENS":   "0",
+		"LLMPROBER_TIMEOUT":         "0s",
+		"LLMPROBER_LOG_LEVEL":       "loud",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resolve(e, Overrides{})
+	// Explicit zeros are validated, not replaced by defaults; LLMPROBER_MODEL
+	// is named although it is unset.
+	want := strings.Join([]string{
+		`LLMPROBER_LOG_LEVEL: unknown log level "loud" (supported: debug, info, warn, error)`,
+		`LLMPROBER_TARGET_NAME: must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', '-'`,
+		`LLMPROBER_TARGET_URL: scheme must be http or https`,
+		`LLMPROBER_MODEL: required`,
+		`LLMPROBER_TIMEOUT: must be > 0`,
+		`LLMPROBER_PROMPT_TOKENS: must be > 0`,
+		`LLMPROBER_RATE: must be > 0`,
+		`LLMPROBER_MAX_CONCURRENCY: must be >= 1`,
+	}, "\n")
+	if err == nil || err.Error() != want {
+		t.Errorf("error =\n%v\nwant\n%s", err, want)
+	}
+}
+
+func TestResolveSources(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yml")
+	data := "listen_address: 127.0.0.1:7000\nlog_level: warn\ntargets:\n  - name: f\n    base_url: http://127.0.0.1:1/v1\n    model: m\n"
+	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	envTarget := map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:2/v1", "LLMPROBER_MODEL": "m"}
+	tests := []struct {
+		name        string
+		environ     map[string]string
+		flags       Overrides
+		wantTarget  string
+		wantListen  string
+		wantLevel   string
+		wantErrText string
+	}{
+		{name: "file from flag, its globals", flags: Overrides{ConfigPath: file},
+			wantTarget: "f", wantListen: "127.0.0.1:7000", wantLevel: "warn"},
+		{name: "file from env", environ: map[string]string{"LLMPROBER_CONFIG": file},
+			wantTarget: "f", wantListen: "127.0.0.1:7000", wantLevel: "warn"},
+		{name: "flag path beats env path", environ: map[string]string{"LLMPROBER_CONFIG": "/absent.yml"}, flags: Overrides{ConfigPath: file},
+			wantTarget: "f", wantListen: "127.0.0.1:7000", wantLevel: "warn"},
+		{name: "env beats file", environ: map[string]string{"LLMPROBER_LISTEN_ADDRESS": ":8000", "LLMPROBER_LOG_LEVEL": "debug"},
+			flags: Overrides{ConfigPath: file}, wantTarget: "f", wantListen: ":8000", wantLevel: "debug"},
+		{name: "flag beats env", environ: map[string]string{"LLMPROBER_LISTEN_ADDRESS": ":8000", "LLMPROBER_LOG_LEVEL": "debug"},
+			flags: Overrides{ConfigPath: file, ListenAddress: ":8001", LogLevel: "error"}, wantTarget: "f", wantListen: ":8001", wantLevel: "error"},
+		{name: "env target, defaults", environ: envTarget,
+			wantTarget: "default", wantListen: "127.0.0.1:9477", wantLevel: "info"},
+		{name: "env target, flag globals", environ: envTarget, flags: Overrides{ListenAddress: ":8002", LogLevel: "debug"},
+			wantTarget: "default", wantListen: ":8002", wantLevel: "debug"},
+		{name: "file and env target", environ: envTarget, flags: Overrides{ConfigPath: file},
+			wantErrText: "a config file (" + file + " from --config) and a target from the environment (LLMPROBER_MODEL, LLMPROBER_TARGET_URL) cannot be used together; unset one"},
+		{name: "env file and env target", environ: map[string]string{"LLMPROBER_CONFIG": file, "LLMPROBER_MODEL": "m"},
+			wantErrText: "a config file (" + file + " from LLMPROBER_CONFIG) and a target from the environment (LLMPROBER_MODEL) cannot be used together; unset one"},
+		{name: "neither", environ: map[string]string{"LLMPROBER_LOG_LEVEL": "debug", "LLMPROBER_API_KEY": "k"},
+			wantErrText: "no targets: set --config or LLMPROBER_TARGET_URL"},
+		{name: "bad flag value", environ: envTarget, flags: Overrides{LogLevel: "loud"},
+			wantErrText: `log_level (flag): unknown log level "loud" (supported: debug, info, warn, error)`},
+		{name: "bad env value over a file", environ: map[string]string{"LLMPROBER_LISTEN_ADDRESS": "nowhere"}, flags: Overrides{ConfigPath: file},
+			wantErrText: `LLMPROBER_LISTEN_ADDRESS: must be host:port, such as "127.0.0.1:9477" (got "nowhere")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			environ := tt.environ
+			if environ == nil {
+				environ = map[string]string{}
+			}
+			e, err := FromEnv(environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := Resolve(e, tt.flags)
+			if tt.wantErrText != "" {
+				if err == nil || err.Error() != tt.wantErrText {
+					t.Fatalf("error = %v, want %s", err, tt.wantErrText)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			if c.Targets[0].Name != tt.wantTarget || c.ListenAddress != tt.wantListen || c.LogLevel != tt.wantLevel {
+				t.Errorf("target %q listen %q level %q; want %q %q %q",
+					c.Targets[0].Name, c.ListenAddress, c.LogLevel, tt.wantTarget, tt.wantListen, tt.wantLevel)
+			}
+		})
+	}
+}
+
+func TestFromEnvProcess(t *testing.T) {
+	t.Setenv("LLMPROBER_TARGET_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("LLMPROBER_RATE", "2")
+	e, err := FromEnv(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Target.URL != "http://127.0.0.1:9/v1" || e.Target.Rate != 2 {
+		t.Errorf("FromEnv(nil) = %+v, want the process environment", e.Target)
+	}
+}

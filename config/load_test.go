@@ -1,0 +1,332 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
+
+// withoutSource returns a copy of c without its source, for comparisons.
+func withoutSource(c *Config) Config {
+	out := *c
+	out.src = nil
+	return out
+}
+
+func TestLoadFull(t *testing.T) {
+	c, err := Load("testdata/full.yml")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Config{
+		ListenAddress: "0.0.0.0:9477",
+		LogLevel:      "debug",
+		Targets: []Target{
+			{
+				Name:     "vllm-llama",
+				BaseURL:  "https://vllm.internal:8443/v1",
+				Model:    "meta-llama/Llama-3.1-8B-Instruct",
+				API:      APICompletions,
+				Stream:   ptr(false),
+				Provider: "vllm",
+				Timeout:  90 * time.Second,
+				Headers:  map[string]string{"X-Team": "inference", "X-Env": "staging"},
+				Tag:      "synthetic",
+				Auth:     Auth{APIKeyFile: "/run/secrets/vllm-key", Header: "X-Api-Key"},
+				TLS: TLS{
+					CAFile:     "/etc/llmprober/ca.pem",
+					CertFile:   "/etc/llmprober/client.pem",
+					KeyFile:    "/etc/llmprober/client-key.pem",
+					ServerName: "vllm.internal",
+				},
+				Readiness: Readiness{Path: "/health", Timeout: 3 * time.Second, Interval: time.Second, StartupTimeout: 15 * time.Minute},
+				Workload: Workload{
+					PromptTokens:    Distribution{Mean: 512, Stdev: 64, Min: 256, Max: 1024},
+					OutputTokens:    Distribution{Mean: 200, Min: 200, Max: 200},
+					MaxTokensFields: []string{"max_tokens"},
+					IgnoreEOS:       true,
+					Seed:            42,
+				},
+				Schedule: Schedule{Strategy: "constant", Rate: 2, MaxConcurrency: 8, MaxQueue: ptr(0)},
+			},
+			{
+				// Everything but name, base_url, model, auth and the output
+				// mean and stdev is a default.
+				Name:      "local",
+				BaseURL:   "http://127.0.0.1:8000/v1",
+				Model:     "qwen2.5-0.5b",
+				API:       "chat",
+				Stream:    ptr(true),
+				Provider:  "openai",
+				Timeout:   60 * time.Second,
+				Auth:      Auth{APIKeyEnv: "LOCAL_API_KEY", Header: "Authorization"},
+				Readiness: Readiness{Path: "models", Timeout: 5 * time.Second, Interval: 2 * time.Second, StartupTimeout: 10 * time.Minute},
+				Workload: Workload{
+					PromptTokens: Distribution{Mean: 128, Min: 128, Max: 128},
+					// min defaults to 1, max to ⌈4·32⌉ = 128.
+					OutputTokens:    Distribution{Mean: 32, Stdev: 8, Min: 1, Max: 128},
+					MaxTokensFields: []string{"max_tokens", "max_completion_tokens"},
+				},
+				Schedule: Schedule{Strategy: "constant", Rate: 0.2, MaxConcurrency: 4, MaxQueue: ptr(4)},
+			},
+		},
+	}
+	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(full.yml) =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestApplyDefaultsInCode(t *testing.T) {
+	// A Config built in code has no source: zero means unset everywhere.
+	c := &Config{Targets: []Target{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m", API: APICompletions}}}
+	c.ApplyDefaults()
+	once := withoutSource(c)
+	c.ApplyDefaults()
+	if !reflect.DeepEqual(withoutSource(c), once) {
+		t.Errorf("ApplyDefaults is not idempotent: %+v then %+v", once, withoutSource(c))
+	}
+	tg := c.Targets[0]
+	if c.ListenAddress != "127.0.0.1:9477" || c.LogLevel != "info" {
+		t.Errorf("globals = %q, %q; want 127.0.0.1:9477, info", c.ListenAddress, c.LogLevel)
+	}
+	if !reflect.DeepEqual(tg.Workload.MaxTokensFields, []string{"max_tokens"}) {
+		t.Errorf("completions MaxTokensFields = %v, want [max_tokens]", tg.Workload.MaxTokensFields)
+	}
+	if tg.Schedule.Rate != 0.2 || tg.Schedule.MaxConcurrency != 4 || *tg.Schedule.MaxQueue != 4 || tg.Timeout != time.Minute {
+		t.Errorf("schedule/timeout defaults = %+v, %v", tg.Schedule, tg.Timeout)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+func TestLoadInvalid(t *testing.T) {
+	const creds = "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file"
+	tests := []struct {
+		file string
+		want []string // every line of the error, without the "testdata/" prefix
+	}{
+		{"invalid-unknown-key.yml", []string{`invalid-unknown-key.yml:5: targets[0].modl: unknown field "modl" (did you mean "model"?)`}},
+		{"invalid-unknown-nested-key.yml", []string{`invalid-unknown-nested-key.yml:6: targets[0].schedule.ratee: unknown field "ratee" (did you mean "rate"?)`}},
+		{"invalid-unknown-top-key.yml", []string{`invalid-unknown-top-key.yml:1: listen_addresss: unknown field "listen_addresss" (did you mean "listen_address"?)`}},
+		{"invalid-duplicate-key.yml", []string{`invalid-duplicate-key.yml:5: targets[0].model: duplicate key (first at line 4)`}},
+		{"invalid-not-mapping.yml", []string{`invalid-not-mapping.yml:1: the configuration must be a mapping of settings, such as "targets:"`}},
+		{"invalid-multiple-documents.yml", []string{`invalid-multiple-documents.yml:5: only one YAML document is allowed`}},
+		{"invalid-syntax.yml", []string{`invalid-syntax.yml:4: could not find expected ':'`}},
+		{"invalid-no-targets.yml", []string{`invalid-no-targets.yml:2: targets: at least one target is required`}},
+		{"invalid-targets-not-list.yml", []string{`invalid-targets-not-list.yml:2: targets: must be a list`}},
+		{"invalid-name-missing.yml", []string{`invalid-name-missing.yml:2: targets[0].name: required`}},
+		{"invalid-name-chars.yml", []string{`invalid-name-chars.yml:2: targets[0].name: must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', '-'`}},
+		{"invalid-name-too-long.yml", []string{`invalid-name-too-long.yml:2: targets[0].name: must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', '-'`}},
+		{"invalid-name-duplicate.yml", []string{`invalid-name-duplicate.yml:5: targets[1].name: duplicate name "local" (also targets[0])`}},
+		{"invalid-base-url-missing.yml", []string{`invalid-base-url-missing.yml:2: targets[0].base_url: required`}},
+		{"invalid-base-url-scheme.yml", []string{`invalid-base-url-scheme.yml:3: targets[0].base_url: scheme must be http or https`}},
+		{"invalid-base-url-no-host.yml", []string{`invalid-base-url-no-host.yml:3: targets[0].base_url: must have a host`}},
+		{"invalid-base-url-credentials.yml", []string{`invalid-base-url-credentials.yml:3: targets[0].base_url: must not contain credentials; use auth.api_key_env or auth.api_key_file`}},
+		{"invalid-base-url-query.yml", []string{`invalid-base-url-query.yml:3: targets[0].base_url: must not have a query string`}},
+		{"invalid-model-missing.yml", []string{`invalid-model-missing.yml:2: targets[0].model: required`}},
+		{"invalid-api.yml", []string{`invalid-api.yml:5: targets[0].api: unknown api "embeddings" (supported: chat, completions)`}},
+		{"invalid-timeout-zero.yml", []string{`invalid-timeout-zero.yml:5: targets[0].timeout: must be > 0`}},
+		{"invalid-timeout-bare-number.yml", []string{`invalid-timeout-bare-number.yml:5: targets[0].timeout: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`}},
+		{"invalid-timeout-syntax.yml", []string{`invalid-timeout-syntax.yml:5: targets[0].timeout: invalid duration "30 seconds": use a unit, such as "30s" or "1m30s"`}},
+		{"invalid-stream-type.yml", []string{`invalid-stream-type.yml:5: targets[0].stream: must be true or false`}},
+		{"invalid-credential-headers.yml", []string{
+			// In file order; X-Team on line 11 is accepted.
+			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds,
+			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds,
+			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds,
+			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds,
+			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds,
+		}},
+		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
+		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without spaces, fragment or control characters`}},
+		{"invalid-header-value.yml", []string{`invalid-header-value.yml:6: targets[0].headers.X-Team: must not contain line breaks or control characters`}},
+		{"invalid-auth-both.yml", []string{`invalid-auth-both.yml:5: targets[0].auth: api_key_env and api_key_file are mutually exclusive`}},
+		{"invalid-auth-inline-key.yml", []string{`invalid-auth-inline-key.yml:6: targets[0].auth.api_key: ` + inlineKeyMsg}},
+		{"invalid-auth-scalar-key.yml", []string{`invalid-auth-scalar-key.yml:5: targets[0].auth: ` + inlineKeyMsg}},
+		{"invalid-target-api-key.yml", []string{`invalid-target-api-key.yml:5: targets[0].api_key: ` + inlineKeyMsg}},
+		{"invalid-auth-env-holds-key.yml", []string{`invalid-auth-env-holds-key.yml:6: targets[0].auth.api_key_env: must be the name of an environment variable (letters, digits and '_'), not the key itself`}},
+		{"invalid-tls-cert-without-key.yml", []string{`invalid-tls-cert-without-key.yml:5: targets[0].tls: cert_file and key_file must be set together`}},
+		{"invalid-readiness-durations.yml", []string{
+			`invalid-readiness-durations.yml:6: targets[0].readiness.timeout: must be > 0`,
+			`invalid-readiness-durations.yml:7: targets[0].readiness.interval: must be > 0`,
+			`invalid-readiness-durations.yml:8: targets[0].readiness.startup_timeout: must be > 0`,
+		}},
+		{"invalid-strategy.yml", []string{`invalid-strategy.yml:6: targets[0].schedule.strategy: unknown strategy "poisson" (supported: constant)`}},
+		{"invalid-rate-zero.yml", []string{`invalid-rate-zero.yml:6: targets[0].schedule.rate: must be > 0`}},
+		{"invalid-rate-infinite.yml", []string{`invalid-rate-infinite.yml:6: targets[0].schedule.rate: must be a finite number`}},
+		{"invalid-rate-type.yml", []string{`invalid-rate-type.yml:6: targets[0].schedule.rate: must be a number`}},
+		{"invalid-max-concurrency.yml", []string{`invalid-max-concurrency.yml:6: targets[0].schedule.max_concurrency: must be >= 1`}},
+		{"invalid-max-queue.yml", []string{`invalid-max-queue.yml:6: targets[0].schedule.max_queue: must be >= 0`}},
+		{"invalid-max-tokens-fields-empty.yml", []string{`invalid-max-tokens-fields-empty.yml:6: targets[0].workload.max_tokens_fields: must list at least one of max_tokens, max_completion_tokens`}},
+		{"invalid-max-tokens-fields-unknown.yml", []string{
+			`invalid-max-tokens-fields-unknown.yml:6: targets[0].workload.max_tokens_fields[1]: unknown field "max_new_tokens" (supported: max_tokens, max_completion_tokens)`,
+			`invalid-max-tokens-fields-unknown.yml:6: targets[0].workload.max_tokens_fields[2]: "max_tokens" is listed twice`,
+		}},
+		{"invalid-distribution-key.yml", []string{`invalid-distribution-key.yml:8: targets[0].workload.prompt_tokens.sd: unknown field "sd"`}},
+		{"invalid-distribution-scalar.yml", []string{`invalid-distribution-scalar.yml:6: targets[0].workload.prompt_tokens: must be an integer or a mapping with mean, stdev, min and max`}},
+		// A scalar has no line of its own for "mean": the distribution's line is given.
+		{"invalid-distribution-mean.yml", []string{`invalid-distribution-mean.yml:6: targets[0].workload.prompt_tokens.mean: must be > 0`}},
+		{"invalid-distribution-stdev.yml", []string{`invalid-distribution-stdev.yml:8: targets[0].workload.output_tokens.stdev: must be >= 0`}},
+		{"invalid-distribution-bounds.yml", []string{
+			`invalid-distribution-bounds.yml:8: targets[0].workload.prompt_tokens.min: must be <= mean (100)`,
+			`invalid-distribution-bounds.yml:9: targets[0].workload.prompt_tokens.max: must be >= mean (100)`,
+		}},
+		{"invalid-log-level.yml", []string{`invalid-log-level.yml:1: log_level: unknown log level "verbose" (supported: debug, info, warn, error)`}},
+		{"invalid-listen-address.yml", []string{`invalid-listen-address.yml:1: listen_address: must be host:port, such as "127.0.0.1:9477" (got "localhost")`}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.file] = true
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := Load(filepath.Join("testdata", tt.file))
+			if err == nil {
+				t.Fatalf("Load succeeded with %+v", withoutSource(c))
+			}
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("error %v is %T, want Errors", err, err)
+			}
+			want := strings.Join(tt.want, "\n")
+			if got := strings.ReplaceAll(err.Error(), "testdata/", ""); got != want {
+				t.Errorf("error =\n%s\nwant\n%s", got, want)
+			}
+			if strings.Contains(err.Error(), "sk-") {
+				t.Errorf("error quotes a secret: %s", err)
+			}
+		})
+	}
+	files, err := filepath.Glob("testdata/invalid-*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !covered[filepath.Base(f)] {
+			t.Errorf("%s has no test case", f)
+		}
+	}
+}
+
+func TestParseErrorsWithoutFile(t *testing.T) {
+	// Paths and lines without a file name: "line: path" is not printed as
+	// "file:line" when the name is empty.
+	_, err := Parse([]byte("targets:\n  - name: x\n"), "")
+	want := "targets[0].base_url: required\ntargets[0].model: required"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want\n%s", err, want)
+	}
+}
+
+func TestParseSecretsNeverQuoted(t *testing.T) {
+	const secret = "sk-THE-SECRET-VALUE"
+	tests := []struct {
+		name string
+		yaml string
+	}{
+		{"inline auth key", "targets:\n  - name: a\n    auth: {api_key: " + secret + "}\n"},
+		{"auth as key", "targets:\n  - name: a\n    auth: " + secret + "\n"},
+		{"quoted auth as key", "targets:\n  - name: a\n    auth: \"" + secret + "\"\n"},
+		{"auth as list", "targets:\n  - name: a\n    auth: [" + secret + "]\n"},
+		{"target key", "targets:\n  - name: a\n    api_key: " + secret + "\n"},
+		{"key in env name", "targets:\n  - name: a\n    auth: {api_key_env: " + secret + "}\n"},
+		{"key in url", "targets:\n  - name: a\n    base_url: http://u:" + secret + "@h/v1\n"},
+		{"key in url query", "targets:\n  - name: a\n    base_url: http://h/v1?key=" + secret + "\n"},
+		{"bad url with key", "targets:\n  - name: a\n    base_url: \"http://u:" + secret + "@h:port/v1\"\n"},
+		{"authorization header", "targets:\n  - name: a\n    headers: {Authorization: Bearer " + secret + "}\n"},
+		{"header as list", "targets:\n  - name: a\n    headers: {X-Key: [" + secret + "]}\n"},
+		{"unterminated quote", "targets:\n  - name: a\n    auth: \"" + secret + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml), "x.yml")
+			if err == nil {
+				t.Fatal("Parse succeeded")
+			}
+			if strings.Contains(err.Error(), "THE-SECRET") {
+				t.Errorf("error quotes the secret: %s", err)
+			}
+		})
+	}
+}
+
+func TestParseAnchorsAndMerge(t *testing.T) {
+	// The first target is an anchor merged into the others; explicit keys
+	// override merged ones. Target a inherits rate 0, reported at the line
+	// where it is written (6); target b overrides it.
+	data := `targets:
+  - &base
+    name: z
+    base_url: http://127.0.0.1:3/v1
+    model: m
+    schedule: {rate: 0, max_concurrency: 2}
+  - <<: *base
+    name: a
+  - <<: *base
+    name: b
+    schedule: {rate: 1}
+`
+	_, err := Parse([]byte(data), "m.yml")
+	want := "m.yml:6: targets[0].schedule.rate: must be > 0\n" +
+		"m.yml:6: targets[1].schedule.rate: must be > 0"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error = %v, want\n%s", err, want)
+	}
+	c, err := Parse([]byte(strings.Replace(data, "rate: 0,", "rate: 3,", 1)), "m.yml")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	b := c.Targets[2]
+	// b takes model and base_url from the anchor, and its own schedule
+	// mapping replaces the anchor's whole (merges are not deep): rate 1,
+	// max_concurrency back to the default 4.
+	if b.Name != "b" || b.Model != "m" || b.BaseURL != "http://127.0.0.1:3/v1" || b.Schedule.Rate != 1 || b.Schedule.MaxConcurrency != 4 {
+		t.Errorf("target b = %+v", b)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "absent.yml"))
+	if err == nil || !strings.HasPrefix(err.Error(), "could not read config: open ") {
+		t.Errorf("error = %v, want could not read config", err)
+	}
+}
+
+func TestParseEmpty(t *testing.T) {
+	for _, data := range []string{"", "# only a comment\n", "---\n"} {
+		_, err := Parse([]byte(data), "e.yml")
+		if err == nil || err.Error() != "e.yml: targets: at least one target is required" {
+			t.Errorf("Parse(%q) error = %v, want no targets", data, err)
+		}
+	}
+}
+
+func TestParseAliasBomb(t *testing.T) {
+	// Each target merges the previous one twice: expanding target k means
+	// following 2 + 4 + … + 2^k aliases, so target 24 alone would need
+	// 2^25 − 2 ≈ 33 million. The walk stops after maxAliases.
+	var b strings.Builder
+	b.WriteString("targets:\n  - &a0 {name: x}\n")
+	for i := 1; i < 25; i++ {
+		fmt.Fprintf(&b, "  - &a%d {<<: [*a%d, *a%d]}\n", i, i-1, i-1)
+	}
+	_, err := Parse([]byte(b.String()), "bomb.yml")
+	want := "bomb.yml: document is too large (more than 262144 values or 10000 aliases followed)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}
+
+func TestParseMergeCycle(t *testing.T) {
+	_, err := Parse([]byte("targets:\n  - &a {name: x, <<: *a}\n"), "c.yml")
+	want := "c.yml:2: targets[0]: a merge (<<) includes the mapping that contains it"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}

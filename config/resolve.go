@@ -1,0 +1,112 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Overrides are the settings given on the command line; an empty field was
+// not given. Problems with an overridden value name it as, for example,
+// "listen_address (flag)".
+type Overrides struct {
+	// ConfigPath is the --config flag.
+	ConfigPath string
+	// ListenAddress overrides Config.ListenAddress.
+	ListenAddress string
+	// LogLevel overrides Config.LogLevel.
+	LogLevel string
+}
+
+// Resolve builds the configuration from a file or from the environment, then
+// applies defaults and validates it. The targets come either from the file
+// named by flags.ConfigPath (else e.ConfigPath) or from the single target of
+// e; both at once, or neither, is an error. The global settings are taken
+// from the flag, else the environment, else the file, else the default.
+// Problems with values from the environment name the variable.
+func Resolve(e Env, flags Overrides) (*Config, error) {
+	c, err := base(e, flags)
+	if err != nil {
+		return nil, err
+	}
+	c.override(&c.ListenAddress, "listen_address", e.ListenAddress, "LLMPROBER_LISTEN_ADDRESS")
+	c.override(&c.ListenAddress, "listen_address", flags.ListenAddress, "listen_address (flag)")
+	c.override(&c.LogLevel, "log_level", e.LogLevel, "LLMPROBER_LOG_LEVEL")
+	c.override(&c.LogLevel, "log_level", flags.LogLevel, "log_level (flag)")
+	return c.finish()
+}
+
+// base returns the undefaulted configuration of the file or of the
+// environment's target.
+func base(e Env, flags Overrides) (*Config, error) {
+	path, from := flags.ConfigPath, "--config"
+	if path == "" {
+		path, from = e.ConfigPath, "LLMPROBER_CONFIG"
+	}
+	switch {
+	case path != "" && len(e.TargetVars) > 0:
+		return nil, fmt.Errorf("a config file (%s from %s) and a target from the environment (%s) cannot be used together; unset one",
+			path, from, strings.Join(e.TargetVars, ", "))
+	case path != "":
+		return load(path)
+	case len(e.TargetVars) > 0:
+		return e.config(), nil
+	}
+	return nil, errors.New("no targets: set --config or LLMPROBER_TARGET_URL")
+}
+
+// override sets *field to value, when given, and records label as its source.
+func (c *Config) override(field *string, path, value, label string) {
+	if value == "" {
+		return
+	}
+	*field = value
+	c.src.label(path, label)
+}
+
+// config returns the undefaulted configuration of the environment's single
+// target. Problems with it name the variables.
+func (e Env) config() *Config {
+	src := newSource("")
+	const path = "targets[0]"
+	vars := envVars(reflect.TypeFor[EnvTarget]())
+	t := reflect.TypeFor[EnvTarget]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		p := joinPath(path, f.Tag.Get("config"))
+		src.labels[p] = vars[f.Name]
+		src.set[p] = slices.Contains(e.TargetVars, vars[f.Name])
+	}
+	et := e.Target
+	target := Target{
+		Name:      et.Name,
+		BaseURL:   et.URL,
+		Model:     et.Model,
+		API:       et.API,
+		Timeout:   et.Timeout,
+		Tag:       et.Tag,
+		Auth:      Auth{APIKeyEnv: et.APIKeyEnv, APIKeyFile: et.APIKeyFile},
+		TLS:       TLS{CAFile: et.TLSCAFile, InsecureSkipVerify: et.TLSInsecureSkipVerify},
+		Readiness: Readiness{Path: et.ReadinessPath},
+		Workload:  Workload{IgnoreEOS: et.IgnoreEOS},
+		Schedule:  Schedule{Rate: et.Rate, MaxConcurrency: et.MaxConcurrency},
+	}
+	if src.set[path+".stream"] {
+		target.Stream = &et.Stream
+	}
+	if src.set[path+".schedule.max_queue"] {
+		target.Schedule.MaxQueue = &et.MaxQueue
+	}
+	if src.set[path+".workload.prompt_tokens"] {
+		target.Workload.PromptTokens = Fixed(et.PromptTokens)
+	}
+	if src.set[path+".workload.output_tokens"] {
+		target.Workload.OutputTokens = Fixed(et.OutputTokens)
+	}
+	if et.APIKeyEnv == "" && et.APIKeyFile == "" && e.APIKeySet {
+		target.Auth.APIKeyEnv = APIKeyVar
+	}
+	return &Config{Targets: []Target{target}, src: src}
+}

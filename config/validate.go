@@ -1,0 +1,237 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+var (
+	// namePattern is what a target name may be.
+	namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	// envNamePattern is what an environment variable name may be.
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// credentialHeaders are headers that carry credentials; they belong in Auth.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie"}
+
+// logLevels are the accepted values of Config.LogLevel.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+// Validate checks the whole configuration and returns every problem found as
+// Errors, or nil. Problems name the field path, and the file and line when
+// the configuration came from a file. Call it after ApplyDefaults.
+func (c *Config) Validate() error {
+	col := &collector{src: c.src}
+	c.validate(col)
+	return col.errs.orNil()
+}
+
+// validate records every problem in col.
+func (c *Config) validate(col *collector) {
+	validateListenAddress(col, c.ListenAddress)
+	if !slices.Contains(logLevels, c.LogLevel) {
+		col.add("log_level", "unknown log level %q (supported: %s)", c.LogLevel, strings.Join(logLevels, ", "))
+	}
+	if len(c.Targets) == 0 {
+		col.add("targets", "at least one target is required")
+	}
+	names := map[string]int{}
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		path := targetPath(i)
+		if first, dup := names[t.Name]; dup && t.Name != "" {
+			col.add(path+".name", "duplicate name %q (also targets[%d])", t.Name, first)
+		} else {
+			names[t.Name] = i
+		}
+		t.validate(col, path)
+	}
+}
+
+// validateListenAddress checks that addr is host:port with a numeric port.
+func validateListenAddress(col *collector, addr string) {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		col.add("listen_address", "must be host:port, such as %q (got %q)", DefaultListenAddress, addr)
+	}
+}
+
+// validate records the target's problems; path locates it.
+func (t *Target) validate(col *collector, path string) {
+	switch {
+	case t.Name == "":
+		col.add(path+".name", "required")
+	case !namePattern.MatchString(t.Name):
+		col.add(path+".name", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_', '.', '-'")
+	}
+	validateBaseURL(col, path+".base_url", t.BaseURL)
+	if t.Model == "" {
+		col.add(path+".model", "required")
+	}
+	if t.API != APIChat && t.API != APICompletions {
+		col.add(path+".api", "unknown api %q (supported: %s, %s)", t.API, APIChat, APICompletions)
+	}
+	if t.Timeout <= 0 {
+		col.add(path+".timeout", "must be > 0")
+	}
+	validateHeaders(col, path+".headers", t.Headers)
+	validateHeaderValue(col, path+".tag", t.Tag)
+	t.Auth.validate(col, path+".auth")
+	t.TLS.validate(col, path+".tls")
+	t.Readiness.validate(col, path+".readiness")
+	t.Workload.validate(col, path+".workload")
+	t.Schedule.validate(col, path+".schedule")
+}
+
+// validateBaseURL checks an http(s) URL with a host and no credentials,
+// query or fragment. Messages never quote the URL, which may hold a secret.
+func validateBaseURL(col *collector, path, raw string) {
+	if raw == "" {
+		col.add(path, "required")
+		return
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		col.add(path, "is not a valid URL")
+	case u.User != nil:
+		col.add(path, "must not contain credentials; use auth.api_key_env or auth.api_key_file")
+	case u.Scheme != "http" && u.Scheme != "https":
+		col.add(path, "scheme must be http or https")
+	case u.Host == "":
+		col.add(path, "must have a host")
+	case u.RawQuery != "" || u.ForceQuery:
+		col.add(path, "must not have a query string")
+	case u.Fragment != "":
+		col.add(path, "must not have a fragment")
+	}
+}
+
+// validateHeaders rejects credential headers and malformed names or values.
+// Values are never quoted.
+func validateHeaders(col *collector, path string, headers map[string]string) {
+	names := slices.Sorted(maps.Keys(headers))
+	slices.SortStableFunc(names, func(a, b string) int {
+		return col.src.line(joinPath(path, a)) - col.src.line(joinPath(path, b))
+	})
+	for _, name := range names {
+		p := joinPath(path, name)
+		switch {
+		case isCredentialHeader(name):
+			col.add(p, "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file")
+		case !httpguts.ValidHeaderFieldName(name):
+			col.add(p, "invalid header name")
+		default:
+			validateHeaderValue(col, p, headers[name])
+		}
+	}
+}
+
+// validateHeaderValue rejects a header value that cannot be sent as is.
+func validateHeaderValue(col *collector, path, value string) {
+	if !httpguts.ValidHeaderFieldValue(value) {
+		col.add(path, "must not contain line breaks or control characters")
+	}
+}
+
+// isCredentialHeader reports whether name is one of credentialHeaders, in
+// any case.
+func isCredentialHeader(name string) bool {
+	for _, h := range credentialHeaders {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// validate records the auth settings' problems. Messages never quote
+// api_key_env, in case the key itself was written there.
+func (a *Auth) validate(col *collector, path string) {
+	if a.APIKeyEnv != "" && a.APIKeyFile != "" {
+		col.add(path, "api_key_env and api_key_file are mutually exclusive")
+	}
+	if a.APIKeyEnv != "" && !envNamePattern.MatchString(a.APIKeyEnv) {
+		col.add(path+".api_key_env", "must be the name of an environment variable (letters, digits and '_'), not the key itself")
+	}
+	if !httpguts.ValidHeaderFieldName(a.Header) {
+		col.add(path+".header", "invalid header name")
+	}
+}
+
+// validate records the TLS settings' problems.
+func (t *TLS) validate(col *collector, path string) {
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		col.add(path, "cert_file and key_file must be set together")
+	}
+}
+
+// validate records the readiness gate's problems.
+func (r *Readiness) validate(col *collector, path string) {
+	if strings.ContainsAny(r.Path, "# \t") || !httpguts.ValidHeaderFieldValue(r.Path) {
+		col.add(path+".path", "must be a URL path without spaces, fragment or control characters")
+	}
+	positive(col, path+".timeout", r.Timeout.Seconds())
+	positive(col, path+".interval", r.Interval.Seconds())
+	positive(col, path+".startup_timeout", r.StartupTimeout.Seconds())
+}
+
+// validate records the workload's problems.
+func (w *Workload) validate(col *collector, path string) {
+	w.PromptTokens.validate(col, path+".prompt_tokens")
+	w.OutputTokens.validate(col, path+".output_tokens")
+	fields := path + ".max_tokens_fields"
+	if len(w.MaxTokensFields) == 0 {
+		col.add(fields, "must list at least one of %s, %s", FieldMaxTokens, FieldMaxCompletionTokens)
+	}
+	seen := map[string]bool{}
+	for i, f := range w.MaxTokensFields {
+		p := fmt.Sprintf("%s[%d]", fields, i)
+		switch {
+		case f != FieldMaxTokens && f != FieldMaxCompletionTokens:
+			col.add(p, "unknown field %q (supported: %s, %s)", f, FieldMaxTokens, FieldMaxCompletionTokens)
+		case seen[f]:
+			col.add(p, "%q is listed twice", f)
+		}
+		seen[f] = true
+	}
+}
+
+// validate records the schedule's problems.
+func (s *Schedule) validate(col *collector, path string) {
+	if s.Strategy != StrategyConstant {
+		col.add(path+".strategy", "unknown strategy %q (supported: %s)", s.Strategy, StrategyConstant)
+	}
+	switch {
+	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
+		col.add(path+".rate", "must be a finite number")
+	default:
+		positive(col, path+".rate", s.Rate)
+	}
+	if s.MaxConcurrency < 1 {
+		col.add(path+".max_concurrency", "must be >= 1")
+	}
+	if s.MaxQueue != nil && *s.MaxQueue < 0 {
+		col.add(path+".max_queue", "must be >= 0")
+	}
+}
+
+// positive records a problem unless v > 0.
+func positive(col *collector, path string, v float64) {
+	if !(v > 0) {
+		col.add(path, "must be > 0")
+	}
+}

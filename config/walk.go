@@ -1,0 +1,330 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// inlineKeyMsg rejects an API key written in the configuration. It never
+// quotes the key.
+const inlineKeyMsg = "inline API keys are not accepted; use auth.api_key_env or auth.api_key_file"
+
+// Bounds on the walk, so that a document of nested aliases (a "billion
+// laughs") cannot make it run for ever: how many nodes it visits, aliases
+// expanded, and how many aliases it follows.
+const (
+	maxNodes   = 1 << 18
+	maxAliases = 10000
+)
+
+var (
+	configType       = reflect.TypeFor[Config]()
+	targetType       = reflect.TypeFor[Target]()
+	authType         = reflect.TypeFor[Auth]()
+	durationType     = reflect.TypeFor[time.Duration]()
+	distributionType = reflect.TypeFor[Distribution]()
+)
+
+// walker checks a YAML document against the shape of Config before it is
+// decoded: unknown and duplicate keys, inline API keys, wrong kinds of value,
+// bare numbers for durations. It records the line of every key it accepts.
+// Problems are reported without quoting values, so a misplaced key is never
+// echoed.
+type walker struct {
+	src      *source
+	errs     Errors
+	visited  int
+	aliases  int
+	tooLarge bool
+	// merging holds the mappings being merged, to catch a merge cycle.
+	merging map[*yaml.Node]bool
+}
+
+// walkDocument checks doc and records its lines in src.
+func walkDocument(doc *yaml.Node, src *source) Errors {
+	w := &walker{src: src, merging: map[*yaml.Node]bool{}}
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if root.Kind == 0 {
+		return nil
+	}
+	w.value(root, configType, "")
+	return w.errs
+}
+
+// fail records a problem at node n.
+func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
+	w.errs = append(w.errs, &FieldError{File: w.src.file, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// deref follows aliases and counts the visit; it returns nil once the
+// document is too large.
+func (w *walker) deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+		w.aliases++
+	}
+	w.visited++
+	if w.tooLarge {
+		return nil
+	}
+	if w.visited > maxNodes || w.aliases > maxAliases {
+		w.tooLarge = true
+		w.errs = append(w.errs, &FieldError{File: w.src.file,
+			Msg: fmt.Sprintf("document is too large (more than %d values or %d aliases followed)", maxNodes, maxAliases)})
+		return nil
+	}
+	return n
+}
+
+// value checks n as a value of type t.
+func (w *walker) value(n *yaml.Node, t reflect.Type, path string) {
+	n = w.deref(n)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		return
+	}
+	switch {
+	case t == durationType:
+		w.duration(n, path)
+		return
+	case t == distributionType && n.Kind != yaml.MappingNode:
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+			w.fail(n, path, "must be an integer or a mapping with mean, stdev, min and max")
+		}
+		return
+	case t == authType && n.Kind == yaml.ScalarNode:
+		w.fail(n, path, inlineKeyMsg)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		w.value(n, t.Elem(), path)
+	case reflect.Struct:
+		w.mapping(n, t, path, nil)
+	case reflect.Slice:
+		w.sequence(n, t.Elem(), path)
+	case reflect.Map:
+		w.stringMap(n, path)
+	default:
+		w.scalar(n, t.Kind(), path)
+	}
+}
+
+// mapping checks n as the mapping of struct type t. A merge ("<<") brings
+// in the keys of other mappings, except those in shadowed and those written
+// in n itself, which replace them whole; merged keys are recorded with the
+// line where they are written, unless a line is known already. shadowed is
+// nil for a mapping that is not itself merged.
+func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map[string]bool) {
+	if n.Kind != yaml.MappingNode && path == "" {
+		w.fail(n, path, "the configuration must be a mapping of settings, such as \"targets:\"")
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		w.fail(n, path, "must be a mapping")
+		return
+	}
+	fields := yamlFields(t)
+	own := ownKeys(n, shadowed)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case isMergeKey(k):
+			w.merge(v, t, path, own)
+			continue
+		case k.Kind != yaml.ScalarNode:
+			w.fail(k, path, "keys must be plain names")
+			continue
+		case shadowed[k.Value]:
+			continue
+		}
+		child := joinPath(path, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, child, "duplicate key (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		f, ok := fields[k.Value]
+		if !ok {
+			w.unknown(k, t, child, fields)
+			continue
+		}
+		if shadowed != nil {
+			w.src.setLine(child, k.Line)
+		} else {
+			w.src.lines[child] = k.Line
+		}
+		w.value(v, f.Type, child)
+	}
+}
+
+// ownKeys returns the keys written in mapping n, plus those of shadowed.
+func ownKeys(n *yaml.Node, shadowed map[string]bool) map[string]bool {
+	own := map[string]bool{}
+	for k := range shadowed {
+		own[k] = true
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && !isMergeKey(k) {
+			own[k.Value] = true
+		}
+	}
+	return own
+}
+
+// merge checks the value of a merge key: a mapping or a list of mappings,
+// whose keys in shadowed are ignored.
+func (w *walker) merge(v *yaml.Node, t reflect.Type, path string, shadowed map[string]bool) {
+	v = w.deref(v)
+	if v == nil {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		w.mergeOne(v, t, path, shadowed)
+		return
+	}
+	for _, item := range v.Content {
+		if item = w.deref(item); item != nil {
+			w.mergeOne(item, t, path, shadowed)
+		}
+	}
+}
+
+// mergeOne checks one merged mapping m, unless it is already being merged.
+func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, path string, shadowed map[string]bool) {
+	if w.merging[m] {
+		w.fail(m, path, "a merge (<<) includes the mapping that contains it")
+		return
+	}
+	w.merging[m] = true
+	w.mapping(m, t, path, shadowed)
+	delete(w.merging, m)
+}
+
+// unknown reports key k, which struct type t does not have.
+func (w *walker) unknown(k *yaml.Node, t reflect.Type, path string, fields map[string]reflect.StructField) {
+	if k.Value == "api_key" && (t == targetType || t == authType) {
+		w.fail(k, path, inlineKeyMsg)
+		return
+	}
+	if s := closest(k.Value, fields); s != "" {
+		w.fail(k, path, "unknown field %q (did you mean %q?)", k.Value, s)
+		return
+	}
+	w.fail(k, path, "unknown field %q", k.Value)
+}
+
+// sequence checks n as a list of elem.
+func (w *walker) sequence(n *yaml.Node, elem reflect.Type, path string) {
+	if n.Kind != yaml.SequenceNode {
+		w.fail(n, path, "must be a list")
+		return
+	}
+	for i, item := range n.Content {
+		child := path + "[" + strconv.Itoa(i) + "]"
+		w.src.setLine(child, item.Line)
+		w.value(item, elem, child)
+	}
+}
+
+// stringMap checks n as a mapping of names to single values (headers).
+func (w *walker) stringMap(n *yaml.Node, path string) {
+	if n.Kind != yaml.MappingNode {
+		w.fail(n, path, "must be a mapping")
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || isMergeKey(k) {
+			w.fail(k, path, "keys must be plain names")
+			continue
+		}
+		child := joinPath(path, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, child, "duplicate key (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		w.src.setLine(child, k.Line)
+		w.value(v, reflect.TypeFor[string](), child)
+	}
+}
+
+// scalar checks n as a single value of the given kind.
+func (w *walker) scalar(n *yaml.Node, kind reflect.Kind, path string) {
+	if n.Kind != yaml.ScalarNode {
+		w.fail(n, path, "must be a single value, not a mapping or a list")
+		return
+	}
+	tag := n.ShortTag()
+	switch kind {
+	case reflect.Bool:
+		if tag != "!!bool" {
+			w.fail(n, path, "must be true or false")
+		}
+	case reflect.Int, reflect.Int64:
+		if tag != "!!int" {
+			w.fail(n, path, "must be an integer")
+		}
+	case reflect.Float64:
+		if tag != "!!int" && tag != "!!float" {
+			w.fail(n, path, "must be a number")
+		}
+	}
+}
+
+// duration checks n as a Go duration string; a bare number has no unit and
+// is rejected.
+func (w *walker) duration(n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		w.fail(n, path, `must be a duration such as "30s"`)
+		return
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		w.fail(n, path, `must be a duration with a unit, such as "30s" or "1m30s", not a bare number`)
+	case "!!str":
+		if _, err := time.ParseDuration(n.Value); err != nil {
+			w.fail(n, path, `invalid duration %q: use a unit, such as "30s" or "1m30s"`, n.Value)
+		}
+	default:
+		w.fail(n, path, `must be a duration such as "30s"`)
+	}
+}
+
+// isMergeKey reports whether k is the YAML merge key "<<".
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"
+}
+
+// fieldCache holds yamlFields' results by type.
+var fieldCache sync.Map // reflect.Type → map[string]reflect.StructField
+
+// yamlFields maps the YAML keys of struct type t to its fields. The map is
+// shared: do not modify it.
+func yamlFields(t reflect.Type) map[string]reflect.StructField {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(map[string]reflect.StructField)
+	}
+	fields := make(map[string]reflect.StructField, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		fields[name] = f
+	}
+	fieldCache.Store(t, fields)
+	return fields
+}
