@@ -1,0 +1,240 @@
+package exporter
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+)
+
+// OpenTelemetry instrument names. The Prometheus names are derived from them
+// by the exporter: dots become underscores, the unit "s" adds "_seconds",
+// counters get "_total", and annotation units such as "{token}" add nothing.
+const (
+	// InstrumentOperationDuration is the GenAI request duration histogram (s).
+	InstrumentOperationDuration = "gen_ai.client.operation.duration"
+	// InstrumentTokenUsage is the GenAI token count histogram ({token}).
+	InstrumentTokenUsage = "gen_ai.client.token.usage"
+	// InstrumentTimeToFirstChunk is the GenAI time-to-first-chunk histogram (s).
+	InstrumentTimeToFirstChunk = "gen_ai.client.operation.time_to_first_chunk"
+	// InstrumentTimePerOutputChunk is the GenAI chunk-gap histogram (s).
+	InstrumentTimePerOutputChunk = "gen_ai.client.operation.time_per_output_chunk"
+	// InstrumentTTFT is the time-to-first-token histogram (s).
+	InstrumentTTFT = "llmprober.time_to_first_token"
+	// InstrumentTTFOT is the time-to-first-output-token histogram (s).
+	InstrumentTTFOT = "llmprober.time_to_first_output_token"
+	// InstrumentITL is the per-request inter-token latency histogram (s).
+	InstrumentITL = "llmprober.inter_token_latency"
+	// InstrumentTPOT is the per-request time-per-output-token histogram (s).
+	InstrumentTPOT = "llmprober.time_per_output_token"
+	// InstrumentDispatchDelay is the dispatch delay histogram (s).
+	InstrumentDispatchDelay = "llmprober.dispatch_delay"
+	// InstrumentScheduledLatency is the scheduled latency histogram (s).
+	InstrumentScheduledLatency = "llmprober.scheduled_latency"
+	// InstrumentHTTPPhaseDuration is the HTTP connection phase histogram (s).
+	InstrumentHTTPPhaseDuration = "llmprober.http.phase_duration"
+	// InstrumentRequests counts finished requests by outcome and error type.
+	InstrumentRequests = "llmprober.requests"
+	// InstrumentProbesScheduled counts requests that became due.
+	InstrumentProbesScheduled = "llmprober.probes.scheduled"
+	// InstrumentProbesDropped counts due requests that were never sent, by reason.
+	InstrumentProbesDropped = "llmprober.probes.dropped"
+	// InstrumentInFlight is the number of requests in flight.
+	InstrumentInFlight = "llmprober.requests.in_flight"
+	// InstrumentTargetState is the one-hot start-up state per target.
+	InstrumentTargetState = "llmprober.target.state"
+	// InstrumentStartupWait is the time a target spent in its start-up gate (s).
+	InstrumentStartupWait = "llmprober.target.startup_wait"
+	// InstrumentTargetInfo is 1 per target, carrying its static description.
+	InstrumentTargetInfo = "llmprober.target.info"
+)
+
+// spec describes one instrument. Boundaries, for histograms only, are the
+// default explicit bucket boundaries in the instrument's unit.
+type spec struct {
+	Name, Unit, Description string
+	Boundaries              []float64
+}
+
+// Default bucket boundaries. The GenAI ones are the conventions' advice; the
+// others are chosen for probe latencies, finest where objectives usually sit.
+var (
+	genAIDurationBounds = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+	genAITokenBounds    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	latencyBounds       = []float64{
+		0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5,
+		0.6, 0.75, 1, 1.5, 2, 2.5, 5, 7.5, 10, 15, 20, 30, 60, 120,
+	}
+	perTokenBounds = []float64{
+		0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04,
+		0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 2.5,
+	}
+	dispatchBounds = []float64{
+		0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+		0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+	}
+	phaseBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+)
+
+// histogramSpecs is the table of every histogram: name, unit, description
+// and default boundaries. ExtraBoundaries keys must name one of these.
+var histogramSpecs = []spec{
+	{InstrumentOperationDuration, genaiconv.ClientOperationDuration{}.Unit(),
+		genaiconv.ClientOperationDuration{}.Description(), genAIDurationBounds},
+	{InstrumentTokenUsage, genaiconv.ClientTokenUsage{}.Unit(),
+		genaiconv.ClientTokenUsage{}.Description(), genAITokenBounds},
+	{InstrumentTimeToFirstChunk, genaiconv.ClientOperationTimeToFirstChunk{}.Unit(),
+		genaiconv.ClientOperationTimeToFirstChunk{}.Description(), genAIDurationBounds},
+	{InstrumentTimePerOutputChunk, genaiconv.ClientOperationTimePerOutputChunk{}.Unit(),
+		genaiconv.ClientOperationTimePerOutputChunk{}.Description(), genAIDurationBounds},
+	{InstrumentTTFT, "s", "Time to first token: first token event minus request start, for successful streamed requests.", latencyBounds},
+	{InstrumentTTFOT, "s", "Time to first output token: first event with visible content minus request start, for successful streamed requests.", latencyBounds},
+	{InstrumentITL, "s", "Inter-token latency per request: (last token - first token) / (output tokens - 1), for successful requests with at least 2 output tokens.", perTokenBounds},
+	{InstrumentTPOT, "s", "Time per output token per request: (last token - request start) / output tokens, for successful requests with at least 1 output token.", perTokenBounds},
+	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds},
+	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds},
+	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds},
+}
+
+// Specs of the counters and gauges.
+var (
+	specRequests     = spec{Name: InstrumentRequests, Unit: "{request}", Description: "Finished requests by outcome and, for errored and incomplete ones, error type."}
+	specScheduled    = spec{Name: InstrumentProbesScheduled, Unit: "{request}", Description: "Requests that became due according to the schedule."}
+	specDropped      = spec{Name: InstrumentProbesDropped, Unit: "{request}", Description: "Due requests that were never sent, by reason."}
+	specInFlight     = spec{Name: InstrumentInFlight, Unit: "{request}", Description: "Requests currently in flight."}
+	specTargetState  = spec{Name: InstrumentTargetState, Description: "Start-up state of the target: 1 for the current state, 0 for the others."}
+	specStartupWait  = spec{Name: InstrumentStartupWait, Unit: "s", Description: "Time the target has spent waiting in its start-up gate, as of its last state change."}
+	specTargetInfo   = spec{Name: InstrumentTargetInfo, Description: "Static description of the target; always 1."}
+	errUnknownBounds = errors.New("not a histogram")
+)
+
+// histogramSpec returns the spec of the histogram called name.
+func histogramSpec(name string) (spec, bool) {
+	i := slices.IndexFunc(histogramSpecs, func(s spec) bool { return s.Name == name })
+	if i < 0 {
+		return spec{}, false
+	}
+	return histogramSpecs[i], true
+}
+
+// validateExtraBoundaries checks that every key names a histogram and every
+// boundary is finite and not negative.
+func validateExtraBoundaries(extra map[string][]float64) error {
+	for name, bounds := range extra {
+		if _, ok := histogramSpec(name); !ok {
+			return fmt.Errorf("extra boundaries for %q: %w", name, errUnknownBounds)
+		}
+		for _, b := range bounds {
+			if math.IsNaN(b) || math.IsInf(b, 0) || b < 0 {
+				return fmt.Errorf("extra boundary %v for %q: must be finite and not negative", b, name)
+			}
+		}
+	}
+	return nil
+}
+
+// mergeBoundaries returns the union of a and b, sorted, without duplicates.
+func mergeBoundaries(a, b []float64) []float64 {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// instruments holds every instrument the Observer records into.
+type instruments struct {
+	opDuration, ttfc, tpoc          metric.Float64Histogram
+	tokenUsage                      metric.Int64Histogram
+	ttft, ttfot, itl, tpot          metric.Float64Histogram
+	dispatchDelay, scheduledLatency metric.Float64Histogram
+	phase                           metric.Float64Histogram
+	requests, scheduled, dropped    metric.Int64Counter
+	inFlight                        metric.Int64UpDownCounter
+	targetState, targetInfo         metric.Int64ObservableGauge
+	startupWait                     metric.Float64ObservableGauge
+}
+
+// builder creates instruments and keeps the first error.
+type builder struct {
+	meter metric.Meter
+	extra map[string][]float64
+	err   error
+}
+
+// fail records a creation error for name.
+func (b *builder) fail(name string, err error) {
+	if err != nil && b.err == nil {
+		b.err = fmt.Errorf("could not create instrument %s: %w", name, err)
+	}
+}
+
+// bounds returns the merged boundaries of the histogram called name.
+func (b *builder) bounds(name string) []float64 {
+	s, _ := histogramSpec(name)
+	return mergeBoundaries(s.Boundaries, b.extra[name])
+}
+
+// floatHistogram creates the histogram called name from its spec.
+func (b *builder) floatHistogram(name string) metric.Float64Histogram {
+	s, _ := histogramSpec(name)
+	h, err := b.meter.Float64Histogram(name, metric.WithUnit(s.Unit), metric.WithDescription(s.Description),
+		metric.WithExplicitBucketBoundaries(b.bounds(name)...))
+	b.fail(name, err)
+	return h
+}
+
+// intHistogram creates the integer histogram called name from its spec.
+func (b *builder) intHistogram(name string) metric.Int64Histogram {
+	s, _ := histogramSpec(name)
+	h, err := b.meter.Int64Histogram(name, metric.WithUnit(s.Unit), metric.WithDescription(s.Description),
+		metric.WithExplicitBucketBoundaries(b.bounds(name)...))
+	b.fail(name, err)
+	return h
+}
+
+// counter creates a monotonic counter from s.
+func (b *builder) counter(s spec) metric.Int64Counter {
+	c, err := b.meter.Int64Counter(s.Name, metric.WithUnit(s.Unit), metric.WithDescription(s.Description))
+	b.fail(s.Name, err)
+	return c
+}
+
+// newInstruments creates every instrument on meter; extra must have been validated.
+func newInstruments(meter metric.Meter, extra map[string][]float64) (*instruments, error) {
+	b := &builder{meter: meter, extra: extra}
+	in := &instruments{
+		opDuration:       b.floatHistogram(InstrumentOperationDuration),
+		tokenUsage:       b.intHistogram(InstrumentTokenUsage),
+		ttfc:             b.floatHistogram(InstrumentTimeToFirstChunk),
+		tpoc:             b.floatHistogram(InstrumentTimePerOutputChunk),
+		ttft:             b.floatHistogram(InstrumentTTFT),
+		ttfot:            b.floatHistogram(InstrumentTTFOT),
+		itl:              b.floatHistogram(InstrumentITL),
+		tpot:             b.floatHistogram(InstrumentTPOT),
+		dispatchDelay:    b.floatHistogram(InstrumentDispatchDelay),
+		scheduledLatency: b.floatHistogram(InstrumentScheduledLatency),
+		phase:            b.floatHistogram(InstrumentHTTPPhaseDuration),
+		requests:         b.counter(specRequests),
+		scheduled:        b.counter(specScheduled),
+		dropped:          b.counter(specDropped),
+	}
+	b.gauges(in)
+	return in, b.err
+}
+
+// gauges creates the up-down counter and the observable gauges of in.
+func (b *builder) gauges(in *instruments) {
+	var err error
+	in.inFlight, err = b.meter.Int64UpDownCounter(specInFlight.Name,
+		metric.WithUnit(specInFlight.Unit), metric.WithDescription(specInFlight.Description))
+	b.fail(specInFlight.Name, err)
+	in.targetState, err = b.meter.Int64ObservableGauge(specTargetState.Name, metric.WithDescription(specTargetState.Description))
+	b.fail(specTargetState.Name, err)
+	in.targetInfo, err = b.meter.Int64ObservableGauge(specTargetInfo.Name, metric.WithDescription(specTargetInfo.Description))
+	b.fail(specTargetInfo.Name, err)
+	in.startupWait, err = b.meter.Float64ObservableGauge(specStartupWait.Name,
+		metric.WithUnit(specStartupWait.Unit), metric.WithDescription(specStartupWait.Description))
+	b.fail(specStartupWait.Name, err)
+}

@@ -1,0 +1,275 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// Target is the static description of one probed target.
+type Target struct {
+	// Name is the configured target name: the target label.
+	Name string
+	// Model is the requested model: gen_ai.request.model and the model label.
+	Model string
+	// API is "chat" (gen_ai.operation.name chat) or "completions" (text_completion).
+	API string
+	// Stream reports whether responses are requested as streams.
+	Stream bool
+	// Provider is gen_ai.provider.name; empty means "openai".
+	Provider string
+	// ServerAddress is the host of the base URL: server.address and the
+	// server_address label; empty leaves server.address and server.port out.
+	ServerAddress string
+	// ServerPort is the port of the base URL (explicit or the scheme's
+	// default): server.port; 0 leaves it out.
+	ServerPort int
+}
+
+// Observer implements probe.Observer: it records every event into the
+// instruments of a Metrics and keeps the per-target status shown by the
+// landing page and /-/ready. It is safe for concurrent use and never blocks
+// on anything but short critical sections. Events for a target not given to
+// NewObserver are ignored.
+type Observer struct {
+	inst    *instruments
+	targets []*targetState
+	byName  map[string]*targetState
+	reg     metric.Registration
+}
+
+var _ probe.Observer = (*Observer)(nil)
+
+// targetState is the Observer's view of one target.
+type targetState struct {
+	target Target
+	attrs  *targetAttrs
+
+	mu           sync.Mutex
+	state        probe.TargetState
+	waited       time.Duration
+	reachedReady bool
+	probed       bool
+	counts       map[probe.Outcome]uint64
+	recent       *ring
+}
+
+// NewObserver returns an Observer for targets recording into m. Every
+// counter series is created at 0, and every target starts in state waiting.
+// Use one Observer per Metrics; Close it before creating another.
+func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
+	o := &Observer{inst: m.inst, byName: map[string]*targetState{}}
+	for _, t := range targets {
+		if err := validateTarget(t, o.byName); err != nil {
+			return nil, fmt.Errorf("could not add target: %w", err)
+		}
+		if t.Provider == "" {
+			t.Provider = "openai"
+		}
+		ts := &targetState{
+			target: t, attrs: newTargetAttrs(t), state: probe.StateWaiting,
+			counts: map[probe.Outcome]uint64{}, recent: newRing(RecentPerTarget),
+		}
+		o.targets = append(o.targets, ts)
+		o.byName[t.Name] = ts
+	}
+	o.initSeries()
+	reg, err := m.meter.RegisterCallback(o.observe, m.inst.targetState, m.inst.targetInfo, m.inst.startupWait)
+	if err != nil {
+		return nil, fmt.Errorf("could not register gauge callback: %w", err)
+	}
+	o.reg = reg
+	return o, nil
+}
+
+// validateTarget checks t's name and API against the targets seen so far.
+func validateTarget(t Target, seen map[string]*targetState) error {
+	switch {
+	case t.Name == "":
+		return errors.New("target name is empty")
+	case seen[t.Name] != nil:
+		return fmt.Errorf("target %q: duplicate name", t.Name)
+	case t.API != "chat" && t.API != "completions":
+		return fmt.Errorf("target %q: api %q is neither chat nor completions", t.Name, t.API)
+	}
+	return nil
+}
+
+// initSeries creates every counter series at 0 so rate() works from the start.
+func (o *Observer) initSeries() {
+	ctx := context.Background()
+	for _, ts := range o.targets {
+		for _, k := range initialRequestKeys() {
+			o.inst.requests.Add(ctx, 0, ts.attrs.requests[k])
+		}
+		for _, r := range probe.DropReasons {
+			o.inst.dropped.Add(ctx, 0, ts.attrs.drops[r])
+		}
+		o.inst.scheduled.Add(ctx, 0, ts.attrs.target)
+		o.inst.inFlight.Add(ctx, 0, ts.attrs.target)
+	}
+}
+
+// observe reports the gauges: one-hot state, start-up wait and info.
+func (o *Observer) observe(_ context.Context, obs metric.Observer) error {
+	for _, ts := range o.targets {
+		ts.mu.Lock()
+		state, waited := ts.state, ts.waited
+		ts.mu.Unlock()
+		for _, s := range probe.TargetStates {
+			var v int64
+			if s == state {
+				v = 1
+			}
+			obs.ObserveInt64(o.inst.targetState, v, ts.attrs.states[s])
+		}
+		obs.ObserveFloat64(o.inst.startupWait, waited.Seconds(), ts.attrs.target)
+		obs.ObserveInt64(o.inst.targetInfo, 1, ts.attrs.info)
+	}
+	return nil
+}
+
+// Close stops reporting the gauges. Counters and histograms keep their values.
+func (o *Observer) Close() error {
+	if err := o.reg.Unregister(); err != nil {
+		return fmt.Errorf("could not unregister gauge callback: %w", err)
+	}
+	return nil
+}
+
+// Scheduled implements probe.Observer.
+func (o *Observer) Scheduled(target string) {
+	if ts := o.byName[target]; ts != nil {
+		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.target)
+	}
+}
+
+// Dropped implements probe.Observer.
+func (o *Observer) Dropped(target string, reason probe.DropReason) {
+	if ts := o.byName[target]; ts != nil {
+		o.inst.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
+	}
+}
+
+// Started implements probe.Observer.
+func (o *Observer) Started(target string) {
+	if ts := o.byName[target]; ts != nil {
+		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.target)
+	}
+}
+
+// State implements probe.Observer.
+func (o *Observer) State(target string, state probe.TargetState, waited time.Duration) {
+	ts := o.byName[target]
+	if ts == nil {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.state, ts.waited = state, waited
+	if state == probe.StateReady {
+		ts.reachedReady = true
+	}
+}
+
+// Finished implements probe.Observer.
+func (o *Observer) Finished(rec *probe.Record) {
+	ts := o.byName[rec.Target]
+	if ts == nil {
+		return
+	}
+	ctx := context.Background()
+	o.inst.inFlight.Add(ctx, -1, ts.attrs.target)
+	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
+	o.recordGenAI(ctx, ts.attrs, rec)
+	o.recordLatencies(ctx, ts.attrs, rec)
+	o.recordPhases(ctx, ts.attrs, rec)
+	summary := summarize(rec)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.counts[rec.Outcome]++
+	ts.probed = true
+	ts.recent.push(summary)
+}
+
+// record adds d in seconds to h when ok.
+func record(ctx context.Context, h metric.Float64Histogram, d time.Duration, ok bool, o metric.RecordOption) {
+	if ok {
+		h.Record(ctx, d.Seconds(), o)
+	}
+}
+
+// recordGenAI records the GenAI client metrics: duration for successful and
+// errored requests, tokens and chunk timings for successful ones.
+func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+	switch rec.Outcome {
+	case probe.Errored:
+		d, ok := rec.Duration()
+		record(ctx, o.inst.opDuration, d, ok, a.genAIErrorOpt(rec.ErrorType))
+	case probe.Successful:
+		d, ok := rec.Duration()
+		record(ctx, o.inst.opDuration, d, ok, a.genAI)
+		if rec.PromptTokensFrom != probe.TokensUnknown {
+			o.inst.tokenUsage.Record(ctx, int64(rec.PromptTokens), a.tokens[0])
+		}
+		if rec.OutputTokensFrom != probe.TokensUnknown {
+			o.inst.tokenUsage.Record(ctx, int64(rec.OutputTokens), a.tokens[1])
+		}
+		if rec.Stream {
+			o.recordChunks(ctx, a, rec)
+		}
+	}
+}
+
+// recordChunks records time to first chunk and every gap between consecutive chunks.
+func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+	d, ok := rec.TimeToFirstChunk()
+	record(ctx, o.inst.ttfc, d, ok, a.genAI)
+	for i := 1; i < len(rec.ChunkTimes); i++ {
+		record(ctx, o.inst.tpoc, rec.ChunkTimes[i].Sub(rec.ChunkTimes[i-1]), true, a.genAI)
+	}
+}
+
+// recordLatencies records the reference's per-request quantities: dispatch
+// delay for any outcome, the others for successful requests, each where defined.
+func (o *Observer) recordLatencies(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+	d, ok := rec.DispatchDelay()
+	record(ctx, o.inst.dispatchDelay, d, ok, a.target)
+	if rec.Outcome != probe.Successful {
+		return
+	}
+	d, ok = rec.TTFT()
+	record(ctx, o.inst.ttft, d, ok, a.target)
+	d, ok = rec.TTFOT()
+	record(ctx, o.inst.ttfot, d, ok, a.target)
+	d, ok = rec.ITL()
+	record(ctx, o.inst.itl, d, ok, a.target)
+	d, ok = rec.TPOT()
+	record(ctx, o.inst.tpot, d, ok, a.target)
+	d, ok = rec.ScheduledLatency()
+	record(ctx, o.inst.scheduledLatency, d, ok, a.target)
+}
+
+// recordPhases records the HTTP phases that happened, for any outcome.
+func (o *Observer) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+	h := &rec.HTTP
+	for _, p := range []struct {
+		name       string
+		start, end time.Time
+	}{
+		{phaseDNS, h.DNSStart, h.DNSDone},
+		{phaseConnect, h.ConnectStart, h.ConnectDone},
+		{phaseTLS, h.TLSStart, h.TLSDone},
+		{phaseFirstByte, rec.RequestStart, h.FirstByte},
+	} {
+		if !p.start.IsZero() && !p.end.IsZero() {
+			record(ctx, o.inst.phase, p.end.Sub(p.start), true, a.phases[p.name])
+		}
+	}
+}

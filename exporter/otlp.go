@@ -1,0 +1,99 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+)
+
+// Standard OpenTelemetry environment variables read here.
+const (
+	envMetricsExporter     = "OTEL_METRICS_EXPORTER"
+	envOTLPMetricsProtocol = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"
+	envOTLPProtocol        = "OTEL_EXPORTER_OTLP_PROTOCOL"
+)
+
+// OTLP protocols.
+const (
+	protocolGRPC         = "grpc"
+	protocolHTTPProtobuf = "http/protobuf"
+)
+
+// errExporterConfig marks an invalid exporter selection in the environment.
+var errExporterConfig = errors.New("invalid exporter configuration")
+
+// otlpWanted reads OTEL_METRICS_EXPORTER, a comma-separated list: "otlp"
+// enables OTLP; "prometheus" is accepted and changes nothing (/metrics is
+// always served); "none" or an empty value means no OTLP and cannot be
+// combined with otlp; anything else is an error.
+func otlpWanted(getenv func(string) string) (bool, error) {
+	var otlp, none bool
+	for _, v := range strings.Split(getenv(envMetricsExporter), ",") {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "":
+		case "otlp":
+			otlp = true
+		case "none":
+			none = true
+		case "prometheus":
+		default:
+			return false, fmt.Errorf("%w: %s=%q: unknown exporter %q (want otlp, prometheus or none)",
+				errExporterConfig, envMetricsExporter, getenv(envMetricsExporter), strings.TrimSpace(v))
+		}
+	}
+	if otlp && none {
+		return false, fmt.Errorf("%w: %s=%q combines none with otlp",
+			errExporterConfig, envMetricsExporter, getenv(envMetricsExporter))
+	}
+	return otlp, nil
+}
+
+// otlpProtocol returns the metrics protocol: the metrics-specific variable,
+// else the general one, else http/protobuf.
+func otlpProtocol(getenv func(string) string) (string, error) {
+	name := envOTLPMetricsProtocol
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		name = envOTLPProtocol
+		v = strings.TrimSpace(getenv(name))
+	}
+	switch v {
+	case "", protocolHTTPProtobuf:
+		return protocolHTTPProtobuf, nil
+	case protocolGRPC:
+		return protocolGRPC, nil
+	default:
+		return "", fmt.Errorf("%w: %s=%q: unsupported OTLP protocol (want grpc or http/protobuf)",
+			errExporterConfig, name, v)
+	}
+}
+
+// newOTLPReader returns a periodic reader pushing over OTLP, or nil when the
+// environment does not ask for OTLP. The exporter reads its endpoint,
+// headers, timeout and TLS settings, and the reader its interval, from the
+// standard environment variables.
+func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.Reader, error) {
+	want, err := otlpWanted(getenv)
+	if err != nil || !want {
+		return nil, err
+	}
+	proto, err := otlpProtocol(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var exp sdkmetric.Exporter
+	if proto == protocolGRPC {
+		exp, err = otlpmetricgrpc.New(ctx)
+	} else {
+		exp, err = otlpmetrichttp.New(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
+	}
+	return sdkmetric.NewPeriodicReader(exp), nil
+}

@@ -1,0 +1,326 @@
+package exporter
+
+import (
+	"compress/gzip"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	collectorpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestOTLPWanted(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		want        bool
+		wantErr     string
+	}{
+		{"unset", "", false, ""},
+		{"none", "none", false, ""},
+		{"prometheus only", "prometheus", false, ""},
+		{"otlp", "otlp", true, ""},
+		{"list with spaces and case", " OTLP , prometheus,", true, ""},
+		{"none with otlp", "otlp,none", false, "combines none with otlp"},
+		{"unknown", "zipkin", false, `unknown exporter "zipkin"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := otlpWanted(func(string) string { return tc.value })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), envMetricsExporter) {
+					t.Fatalf("error = %v; want one containing %q and the variable name", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("otlpWanted = %v, %v; want %v, nil", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOTLPProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		metrics, general string
+		want, wantErr    string
+	}{
+		{"default", "", "", protocolHTTPProtobuf, ""},
+		{"general grpc", "", "grpc", protocolGRPC, ""},
+		{"metrics-specific wins", "http/protobuf", "grpc", protocolHTTPProtobuf, ""},
+		{"metrics-specific grpc", "grpc", "", protocolGRPC, ""},
+		{"bad metrics-specific names it", "http/json", "grpc", "", envOTLPMetricsProtocol},
+		{"bad general names it", "", "thrift", "", envOTLPProtocol + `="thrift"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{envOTLPMetricsProtocol: tc.metrics, envOTLPProtocol: tc.general}
+			got, err := otlpProtocol(func(k string) string { return env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v; want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("otlpProtocol = %q, %v; want %q, nil", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// receiver is an in-process OTLP endpoint delivering each export request.
+type receiver struct {
+	endpoint string // value for OTEL_EXPORTER_OTLP_METRICS_ENDPOINT
+	requests chan *collectorpb.ExportMetricsServiceRequest
+}
+
+// startHTTPReceiver serves OTLP/HTTP protobuf on 127.0.0.1.
+func startHTTPReceiver(t *testing.T) *receiver {
+	r := &receiver{requests: make(chan *collectorpb.ExportMetricsServiceRequest, 16)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body io.Reader = req.Body
+		if req.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(req.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		raw, err := io.ReadAll(body)
+		msg := &collectorpb.ExportMetricsServiceRequest{}
+		if err == nil {
+			err = proto.Unmarshal(raw, msg)
+		}
+		if err != nil || req.URL.Path != "/v1/metrics" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		r.requests <- msg
+		out, _ := proto.Marshal(&collectorpb.ExportMetricsServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	r.endpoint = srv.URL + "/v1/metrics"
+	return r
+}
+
+// grpcReceiver implements the OTLP metrics service.
+type grpcReceiver struct {
+	collectorpb.UnimplementedMetricsServiceServer
+	requests chan *collectorpb.ExportMetricsServiceRequest
+}
+
+// Export implements collectorpb.MetricsServiceServer.
+func (g *grpcReceiver) Export(_ context.Context, req *collectorpb.ExportMetricsServiceRequest) (*collectorpb.ExportMetricsServiceResponse, error) {
+	g.requests <- req
+	return &collectorpb.ExportMetricsServiceResponse{}, nil
+}
+
+// startGRPCReceiver serves OTLP/gRPC on 127.0.0.1.
+func startGRPCReceiver(t *testing.T) *receiver {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	g := &grpcReceiver{requests: make(chan *collectorpb.ExportMetricsServiceRequest, 16)}
+	srv := grpc.NewServer()
+	collectorpb.RegisterMetricsServiceServer(srv, g)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(l)
+	}()
+	t.Cleanup(func() {
+		srv.Stop()
+		<-done
+	})
+	return &receiver{endpoint: "http://" + l.Addr().String(), requests: g.requests}
+}
+
+func TestOTLPExportOnShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		protocol string
+		start    func(*testing.T) *receiver
+	}{
+		{protocolHTTPProtobuf, startHTTPReceiver},
+		{protocolGRPC, startGRPCReceiver},
+	} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			rcv := tc.start(t)
+			getenv := setenv(t, map[string]string{
+				"OTEL_METRICS_EXPORTER":               "otlp,prometheus",
+				"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": tc.protocol,
+				"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.endpoint,
+				"OTEL_METRIC_EXPORT_INTERVAL":         "3600000", // 1 h: only the final flush exports
+			})
+			m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Getenv: getenv})
+			if err != nil {
+				t.Fatalf("NewMetrics: %v", err)
+			}
+			if !m.OTLPEnabled() {
+				t.Fatal("OTLP not enabled")
+			}
+			o, err := NewObserver(m, []Target{alpha, beta})
+			if err != nil {
+				t.Fatalf("NewObserver: %v", err)
+			}
+			feedFixtures(o)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := m.Shutdown(ctx); err != nil {
+				t.Fatalf("Shutdown: %v", err)
+			}
+			checkExport(t, receive(t, rcv))
+		})
+	}
+}
+
+// receive returns the export request the final flush sent.
+func receive(t *testing.T, r *receiver) *collectorpb.ExportMetricsServiceRequest {
+	t.Helper()
+	select {
+	case req := <-r.requests:
+		return req
+	default:
+		t.Fatal("no export request received by the end of Shutdown")
+		return nil
+	}
+}
+
+// otlpMetrics indexes the metrics of req by name and returns the resource attributes.
+func otlpMetrics(req *collectorpb.ExportMetricsServiceRequest) (map[string]*metricspb.Metric, map[string]string) {
+	byName := map[string]*metricspb.Metric{}
+	res := map[string]string{}
+	for _, rm := range req.GetResourceMetrics() {
+		for _, kv := range rm.GetResource().GetAttributes() {
+			res[kv.GetKey()] = kv.GetValue().GetStringValue()
+		}
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, mt := range sm.GetMetrics() {
+				byName[mt.GetName()] = mt
+			}
+		}
+	}
+	return byName, res
+}
+
+// attrsMatch reports whether kvs include every key/value of want (values as strings).
+func attrsMatch(kvs []*commonpb.KeyValue, want map[string]string) bool {
+	got := map[string]string{}
+	for _, kv := range kvs {
+		got[kv.GetKey()] = kv.GetValue().GetStringValue()
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// checkExport asserts the instruments and a few values of the fixture story.
+func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
+	t.Helper()
+	byName, res := otlpMetrics(req)
+	if res["service.name"] != "llmprober" || res["service.version"] != "1.2.3" {
+		t.Errorf("resource = %v; want service.name llmprober, service.version 1.2.3", res)
+	}
+	want := []string{
+		InstrumentOperationDuration, InstrumentTokenUsage, InstrumentTimeToFirstChunk, InstrumentTimePerOutputChunk,
+		InstrumentTTFT, InstrumentTTFOT, InstrumentITL, InstrumentTPOT, InstrumentDispatchDelay,
+		InstrumentScheduledLatency, InstrumentHTTPPhaseDuration, InstrumentRequests, InstrumentProbesScheduled,
+		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
+	}
+	var got []string
+	for n := range byName {
+		got = append(got, n)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("exported instruments = %v; want %v", got, want)
+	}
+	checkOTLPTTFT(t, byName[InstrumentTTFT])
+	checkOTLPRequests(t, byName[InstrumentRequests])
+}
+
+// checkOTLPTTFT: one 0.25 s sample in the bucket (0.2, 0.25] of the latency boundaries.
+func checkOTLPTTFT(t *testing.T, mt *metricspb.Metric) {
+	t.Helper()
+	if mt.GetUnit() != "s" || mt.GetDescription() == "" {
+		t.Errorf("TTFT unit %q, description %q; want s and a description", mt.GetUnit(), mt.GetDescription())
+	}
+	dps := mt.GetHistogram().GetDataPoints()
+	if len(dps) != 1 || !attrsMatch(dps[0].GetAttributes(), map[string]string{"target": "alpha"}) {
+		t.Fatalf("TTFT data points = %v; want one for alpha", dps)
+	}
+	dp := dps[0]
+	if dp.GetCount() != 1 || dp.GetSum() != 0.25 || !slices.Equal(dp.GetExplicitBounds(), latencyBounds) {
+		t.Errorf("TTFT count %d sum %v bounds %v; want 1, 0.25, %v", dp.GetCount(), dp.GetSum(), dp.GetExplicitBounds(), latencyBounds)
+	}
+	i := slices.Index(latencyBounds, 0.25)
+	if counts := dp.GetBucketCounts(); len(counts) != len(latencyBounds)+1 || counts[i] != 1 {
+		t.Errorf("TTFT bucket counts %v; want 1 at index %d (le 0.25)", counts, i)
+	}
+}
+
+// checkOTLPRequests: cumulative monotonic sums, the http_5xx series at 1 and a zero series present.
+func checkOTLPRequests(t *testing.T, mt *metricspb.Metric) {
+	t.Helper()
+	sum := mt.GetSum()
+	if !sum.GetIsMonotonic() || sum.GetAggregationTemporality() != metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE {
+		t.Errorf("requests: monotonic %v temporality %v; want cumulative monotonic", sum.GetIsMonotonic(), sum.GetAggregationTemporality())
+	}
+	// 2 targets × (1 successful + 7 errored + 1 incomplete) = 18 series.
+	if n := len(sum.GetDataPoints()); n != 18 {
+		t.Errorf("requests has %d series; want 18", n)
+	}
+	for _, tc := range []struct {
+		attrs map[string]string
+		want  int64
+	}{
+		{map[string]string{"target": "alpha", "outcome": "errored", "error_type": "http_5xx"}, 1},
+		{map[string]string{"target": "beta", "outcome": "errored", "error_type": "timeout"}, 0},
+	} {
+		i := slices.IndexFunc(sum.GetDataPoints(), func(dp *metricspb.NumberDataPoint) bool {
+			return attrsMatch(dp.GetAttributes(), tc.attrs)
+		})
+		if i < 0 || sum.GetDataPoints()[i].GetAsInt() != tc.want {
+			t.Errorf("requests%v missing or not %d", tc.attrs, tc.want)
+		}
+	}
+}
+
+// FuzzOTLPWanted checks that any OTEL_METRICS_EXPORTER value either fails
+// naming the variable or enables OTLP exactly when it lists otlp.
+func FuzzOTLPWanted(f *testing.F) {
+	for _, s := range []string{"", "otlp", "none", "prometheus,otlp", "OTLP ,", "otlp,none", "x,,y", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		got, err := otlpWanted(func(string) string { return value })
+		if err != nil {
+			if !strings.Contains(err.Error(), envMetricsExporter) {
+				t.Errorf("error %q does not name %s", err, envMetricsExporter)
+			}
+			return
+		}
+		listed := slices.ContainsFunc(strings.Split(value, ","), func(v string) bool {
+			return strings.EqualFold(strings.TrimSpace(v), "otlp")
+		})
+		if got != listed {
+			t.Errorf("otlpWanted(%q) = %v; want %v", value, got, listed)
+		}
+	})
+}

@@ -1,0 +1,119 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// ServerOptions configures NewServer.
+type ServerOptions struct {
+	// Metrics is served on /metrics; nil leaves /metrics unrouted (404).
+	Metrics *Metrics
+	// Observer feeds the landing page and /-/ready; nil means no targets
+	// (the page is empty and /-/ready is 200).
+	Observer *Observer
+	// WebConfigFile is an exporter-toolkit web configuration file (TLS, basic
+	// auth, response headers); empty serves plain HTTP without auth.
+	WebConfigFile string
+	// Version is shown on the landing page; empty shows nothing.
+	Version string
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is the HTTP server: landing page, /metrics, /-/healthy, /-/ready,
+// and any route added with Handle.
+type Server struct {
+	opts ServerOptions
+	mux  *http.ServeMux
+	srv  *http.Server
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// readHeaderTimeout bounds how long a client may take to send its headers.
+const readHeaderTimeout = 10 * time.Second
+
+// NewServer returns a Server with its routes registered; it does not listen.
+func NewServer(opts ServerOptions) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.landing)
+	s.mux.HandleFunc("GET /-/healthy", healthy)
+	s.mux.HandleFunc("GET /-/ready", s.ready)
+	if opts.Metrics != nil {
+		s.mux.Handle("GET /metrics", opts.Metrics.Handler())
+	}
+	s.srv = &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	return s
+}
+
+// Handle adds a route (a net/http ServeMux pattern such as "GET /api/v1/status").
+// Call it before Serve.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Handler returns the router, without the web configuration's TLS or auth.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Serve accepts connections on l until Shutdown, applying the web
+// configuration file if one is set. It returns nil after Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	path := s.opts.WebConfigFile
+	err := web.Serve(l, s.srv, &web.FlagConfig{WebConfigFile: &path}, s.opts.Logger)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("could not serve: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections and waits for active requests until
+// ctx ends. It is idempotent and safe without Serve.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		if err := s.srv.Shutdown(ctx); err != nil {
+			s.shutdownErr = fmt.Errorf("could not shut down HTTP server: %w", err)
+		}
+	})
+	return s.shutdownErr
+}
+
+// healthy answers 200 while the server is serving.
+func healthy(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = fmt.Fprintln(w, "Healthy")
+}
+
+// ready answers 200 once every target is ready and has finished a request,
+// else 503 naming the targets still missing.
+func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	var missing []string
+	if s.opts.Observer != nil {
+		missing = s.opts.Observer.NotReady()
+	}
+	if len(missing) > 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = fmt.Fprintf(w, "Not ready: %s\n", strings.Join(missing, ", "))
+		return
+	}
+	_, _ = fmt.Fprintln(w, "Ready")
+}
