@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=..."; otherwise
+// it comes from the module's build information.
+var version = ""
+
+// errUsage is returned after usage has been printed for a bad command line.
+var errUsage = errors.New("usage")
+
+// errInvalid marks a configuration that failed validation (exit code 2).
+var errInvalid = errors.New("invalid configuration")
+
+const usage = `llmprober probes LLM inference servers with scheduled synthetic requests
+and exports TTFT, ITL, latency, token and error metrics to Prometheus and OTLP.
+
+Usage:
+  llmprober demo  [--listen-address ADDR] [--log-level LEVEL]
+      Start the embedded simulated endpoint on loopback and probe it.
+  llmprober run   [--config FILE] [--listen-address ADDR] [--log-level LEVEL] [--web-config-file FILE]
+      Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL.
+  llmprober check [--config FILE]
+      Validate the configuration, list every problem, exit non-zero on any.
+  llmprober version
+      Print the version.
+
+Environment:
+  LLMPROBER_CONFIG, LLMPROBER_LISTEN_ADDRESS, LLMPROBER_LOG_LEVEL
+      Global settings (a flag wins over its variable, a variable over the file).
+  LLMPROBER_TARGET_URL, LLMPROBER_MODEL, LLMPROBER_RATE, ... (see README)
+      A single target without a config file.
+  OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
+      Also push metrics with OTLP (http/protobuf by default, or grpc).
+
+Endpoints: / (landing page), /metrics, /-/healthy, /-/ready.
+`
+
+// Run is the whole command line: environ is the environment (name → value); it parses args, runs the subcommand until it
+// ends or ctx is cancelled, and returns its error.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return runCmd(ctx, rest, stdout, stderr, environ)
+	case "check":
+		return checkCmd(rest, stdout, stderr, environ)
+	case "demo":
+		return demoCmd(ctx, rest, stdout, stderr, environ)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "llmprober", buildVersion())
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}
+
+// exitCode maps Run's error to the process exit code.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage), errors.Is(err, errInvalid):
+		return 2
+	}
+	return 1
+}
+
+// commonFlags are the flags shared by run, check and demo.
+type commonFlags struct {
+	config, listen, logLevel, webConfig string
+}
+
+func newFlagSet(name string, stderr io.Writer, f *commonFlags, withConfig, withServe bool) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if withConfig {
+		fs.StringVar(&f.config, "config", "", "configuration file (YAML); default $LLMPROBER_CONFIG")
+	}
+	if withServe {
+		fs.StringVar(&f.listen, "listen-address", "", "HTTP listen address; default $LLMPROBER_LISTEN_ADDRESS or 127.0.0.1:9477")
+		fs.StringVar(&f.logLevel, "log-level", "", "debug, info, warn or error; default $LLMPROBER_LOG_LEVEL or info")
+	}
+	if withConfig && withServe {
+		fs.StringVar(&f.webConfig, "web-config-file", "", "exporter-toolkit web configuration (TLS, basic auth) for the HTTP server")
+	}
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errUsage
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
+		return errUsage
+	}
+	return nil
+}
+
+// buildVersion returns the version set at link time or recorded by the Go toolchain.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

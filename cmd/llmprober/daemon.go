@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/exporter"
+	"github.com/llmprober/llmprober/probe"
+)
+
+// shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
+const shutdownTimeout = 10 * time.Second
+
+// daemon is one running llmprober: its metrics, HTTP server and probers.
+type daemon struct {
+	logger   *slog.Logger
+	metrics  *exporter.Metrics
+	observer *exporter.Observer
+	server   *exporter.Server
+	targets  []*wired
+}
+
+// newDaemon wires every configured target to one exporter.
+func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, webConfig string, getenv func(string) string) (*daemon, error) {
+	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{logger: logger, metrics: metrics}
+	infos := make([]exporter.Target, len(cfg.Targets))
+	for i := range cfg.Targets {
+		infos[i] = exporterTarget(&cfg.Targets[i])
+	}
+	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
+		return nil, errors.Join(err, d.close())
+	}
+	for i := range cfg.Targets {
+		w, err := wireTarget(&cfg.Targets[i], d.observer, logger)
+		if err != nil {
+			return nil, errors.Join(err, d.close())
+		}
+		d.targets = append(d.targets, w)
+	}
+	d.server = exporter.NewServer(exporter.ServerOptions{
+		Metrics: metrics, Observer: d.observer, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
+	})
+	return d, nil
+}
+
+// run serves HTTP on listen and probes every target until ctx ends, then
+// stops the probers (requests in flight become incomplete), flushes the
+// metrics and shuts the server down.
+func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error {
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		return errors.Join(fmt.Errorf("could not listen on %s: %w", listen, err), d.close())
+	}
+	printURLs(stdout, l.Addr().String(), d.metrics.OTLPEnabled())
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- d.server.Serve(l) }()
+
+	probeCtx, stopProbes := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, t := range d.targets {
+		wg.Go(func() { _ = t.prober.Run(probeCtx) })
+	}
+	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String())
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-serveErr:
+	}
+	stopProbes()
+	wg.Wait()
+	d.logger.Info("stopped probing")
+	return errors.Join(runErr, d.close())
+}
+
+// close flushes and shuts down everything newDaemon built.
+func (d *daemon) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	var errs []error
+	if d.server != nil {
+		errs = append(errs, d.server.Shutdown(ctx))
+	}
+	if d.observer != nil {
+		errs = append(errs, d.observer.Close())
+	}
+	errs = append(errs, d.metrics.Shutdown(ctx))
+	for _, t := range d.targets {
+		t.client.CloseIdleConnections()
+	}
+	return errors.Join(errs...)
+}
+
+// printURLs tells the user where to look.
+func printURLs(w io.Writer, addr string, otlp bool) {
+	host, port, _ := net.SplitHostPort(addr)
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "127.0.0.1"
+	}
+	base := "http://" + net.JoinHostPort(host, port)
+	fmt.Fprintf(w, "llmprober %s listening on %s\n", buildVersion(), addr)
+	fmt.Fprintf(w, "  landing page: %s/\n  metrics:      %s/metrics\n  ready:        %s/-/ready\n", base, base, base)
+	if otlp {
+		fmt.Fprintln(w, "  OTLP export:  on (OTEL_METRICS_EXPORTER=otlp)")
+	}
+}
+
+// newLogger returns a text logger at level (debug, info, warn, error).
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// getenv looks a variable up in environ.
+func getenv(environ map[string]string) func(string) string {
+	return func(k string) string { return environ[k] }
+}
+
+// resolve reads the configuration from flags, environment and file.
+func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
+	env, err := config.FromEnv(environ)
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	cfg, err := config.Resolve(env, config.Overrides{ConfigPath: f.config, ListenAddress: f.listen, LogLevel: f.logLevel})
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	return cfg, nil
+}
+
+// runCmd is "llmprober run".
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f commonFlags
+	if err := parseFlags(newFlagSet("run", stderr, &f, true, true), args); err != nil {
+		return err
+	}
+	cfg, err := resolve(f, environ)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Check(); err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	d, err := newDaemon(ctx, cfg, logger, f.webConfig, getenv(environ))
+	if err != nil {
+		return err
+	}
+	return d.run(ctx, cfg.ListenAddress, stdout)
+}
+
+// checkCmd is "llmprober check": every problem is listed, one per line.
+func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f commonFlags
+	if err := parseFlags(newFlagSet("check", stderr, &f, true, false), args); err != nil {
+		return err
+	}
+	cfg, err := resolve(f, environ)
+	if err == nil {
+		err = cfg.Check()
+		if err != nil {
+			err = fmt.Errorf("%w:\n%w", errInvalid, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(cfg.Targets))
+	for i, t := range cfg.Targets {
+		names[i] = t.Name
+	}
+	fmt.Fprintf(stdout, "configuration is valid: %d target(s): %s\n", len(names), strings.Join(names, ", "))
+	return nil
+}
+
+var _ probe.Observer = (*exporter.Observer)(nil)

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe/sim"
+)
+
+// demoCmd is "llmprober demo": the embedded simulated endpoint on loopback,
+// probed by three targets (streamed chat, streamed completions, non-streamed chat).
+func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f commonFlags
+	if err := parseFlags(newFlagSet("demo", stderr, &f, false, true), args); err != nil {
+		return err
+	}
+	s, err := sim.Start(sim.DemoConfig())
+	if err != nil {
+		return fmt.Errorf("could not start the simulated endpoint: %w", err)
+	}
+	defer s.Close()
+	cfg := demoConfig(s.URL() + "/v1")
+	env, err := config.FromEnv(environ)
+	if err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	cfg.ListenAddress = firstNonEmpty(f.listen, env.ListenAddress, "127.0.0.1:9477")
+	cfg.LogLevel = firstNonEmpty(f.logLevel, env.LogLevel, "info")
+	cfg.ApplyDefaults()
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	fmt.Fprintf(stdout, "simulated OpenAI-compatible endpoint: %s/v1\n", s.URL())
+	d, err := newDaemon(ctx, cfg, newLogger(stderr, cfg.LogLevel), "", getenv(environ))
+	if err != nil {
+		return err
+	}
+	return d.run(ctx, cfg.ListenAddress, stdout)
+}
+
+// demoConfig probes the simulated endpoint at base with three targets at 2
+// requests per second each.
+func demoConfig(base string) *config.Config {
+	yes, no := true, false
+	target := func(name, api string, stream *bool) config.Target {
+		return config.Target{
+			Name: name, BaseURL: base, Model: sim.DefaultModel, API: api, Stream: stream,
+			Timeout:   10 * time.Second,
+			Tag:       "demo",
+			Readiness: config.Readiness{Path: "/health"},
+			Workload:  config.Workload{PromptTokens: config.Distribution{Mean: 200, Stdev: 60, Min: 16, Max: 512}, OutputTokens: config.Distribution{Mean: 48, Stdev: 16, Min: 1, Max: 128}, IgnoreEOS: true},
+			Schedule:  config.Schedule{Strategy: "constant", Rate: 2, MaxConcurrency: 8},
+		}
+	}
+	return &config.Config{Targets: []config.Target{
+		target("sim-chat", "chat", &yes),
+		target("sim-completions", "completions", &yes),
+		target("sim-chat-unary", "chat", &no),
+	}}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/exporter"
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/openai"
+)
+
+// tagHeader carries a target's tag so operators can filter synthetic traffic.
+const tagHeader = "X-LLMProber-Tag"
+
+// wired is one target's prober and what the exporter needs to know about it.
+type wired struct {
+	prober *probe.Prober
+	info   exporter.Target
+	client *http.Client
+}
+
+// wireTarget builds the HTTP client, backend, workload, strategy and start-up
+// gate of one configured target.
+func wireTarget(t *config.Target, obs probe.Observer, logger *slog.Logger) (*wired, error) {
+	client, err := newClient(t)
+	if err != nil {
+		return nil, err
+	}
+	header, secrets, err := requestHeader(t)
+	if err != nil {
+		return nil, err
+	}
+	backend, err := openai.New(openai.Config{
+		Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
+		Timeout: t.Timeout, Header: header, Secrets: secrets,
+		MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	strategy, err := probe.NewConstant(t.Schedule.Rate)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	seed := uint64(t.Workload.Seed)
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	p, err := probe.NewProber(probe.ProberConfig{
+		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger,
+		Workload:       probe.NewSynthetic(t.Workload.PromptTokens.Sample, t.Workload.OutputTokens.Sample, seed),
+		MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
+		Gate: newGate(t, client, header),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	return &wired{prober: p, info: exporterTarget(t), client: client}, nil
+}
+
+// newClient returns the target's own HTTP client: its TLS settings, a pool
+// sized to its concurrency, no transparent compression (it would delay
+// streamed chunks), and the proxy from the standard environment variables.
+func newClient(t *config.Target) (*http.Client, error) {
+	tlsConfig, err := t.TLSConfig()
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	transport := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsConfig,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: t.Schedule.MaxConcurrency + 1,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{Transport: transport}, nil
+}
+
+// requestHeader returns the headers of every request to t (User-Agent, tag,
+// extra headers, credentials) and the secret values to redact.
+func requestHeader(t *config.Target) (http.Header, []string, error) {
+	h := http.Header{}
+	h.Set("User-Agent", "llmprober/"+buildVersion())
+	for k, v := range t.Headers {
+		h.Set(k, v)
+	}
+	if t.Tag != "" {
+		h.Set(tagHeader, t.Tag)
+	}
+	if t.Auth.APIKeyEnv == "" && t.Auth.APIKeyFile == "" {
+		return h, nil, nil
+	}
+	key, err := t.APIKey()
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	name := t.Auth.Header
+	if strings.EqualFold(name, "Authorization") {
+		h.Set(name, "Bearer "+key)
+	} else {
+		h.Set(name, key)
+	}
+	return h, []string{key}, nil
+}
+
+// newGate returns the target's readiness gate, or nil when disabled.
+func newGate(t *config.Target, client *http.Client, header http.Header) *probe.Gate {
+	if t.Readiness.Path == "none" {
+		return nil
+	}
+	u := readinessURL(t.BaseURL, t.Readiness.Path)
+	timeout := t.Readiness.Timeout
+	return &probe.Gate{
+		Interval:       t.Readiness.Interval,
+		StartupTimeout: t.Readiness.StartupTimeout,
+		Check:          func(ctx context.Context) error { return checkReady(ctx, client, u, header, timeout) },
+	}
+}
+
+// readinessURL resolves path: absolute paths against the base URL's origin,
+// relative ones below the base URL.
+func readinessURL(base, path string) string {
+	if strings.HasPrefix(path, "/") {
+		u, err := url.Parse(base)
+		if err != nil {
+			return base + path
+		}
+		u.Path, u.RawQuery = path, ""
+		return u.String()
+	}
+	return strings.TrimSuffix(base, "/") + "/" + path
+}
+
+// checkReady answers nil when GET u returns a 2xx status within timeout.
+func checkReady(ctx context.Context, client *http.Client, u string, header http.Header, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("could not build readiness request: %w", err)
+	}
+	req.Header = header.Clone()
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("could not check readiness: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("readiness check answered %s", resp.Status)
+	}
+	return nil
+}
+
+// exporterTarget is what the exporter shows and labels of t.
+func exporterTarget(t *config.Target) exporter.Target {
+	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider}
+	if u, err := url.Parse(t.BaseURL); err == nil {
+		info.ServerAddress = u.Hostname()
+		info.ServerPort, _ = strconv.Atoi(u.Port())
+		if info.ServerPort == 0 {
+			info.ServerPort = map[string]int{"http": 80, "https": 443}[u.Scheme]
+		}
+	}
+	return info
+}
