@@ -13,32 +13,45 @@ version=3.21.1
 bin=$cache/llama-server
 model=$cache/model.gguf
 
+# The Debian interpreter, which has python3-numpy (a python3 earlier on PATH may not).
+py=/usr/bin/python3
+
 build() {
   if [ -x "$bin" ] && [ -s "$model" ]; then
     return 0
   fi
   mkdir -p "$cache"
   export DEBIAN_FRONTEND=noninteractive
-  if ! command -v cmake >/dev/null || ! python3 -c 'import numpy, yaml' 2>/dev/null; then
+  if ! command -v cmake >/dev/null || ! "$py" -c 'import numpy, yaml' 2>/dev/null; then
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends cmake python3-numpy python3-yaml >/dev/null
+    apt-get install -y -qq --no-install-recommends cmake python3 python3-numpy python3-yaml >/dev/null
   fi
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
+  # The source tree stays in the cache until both artefacts exist, so an
+  # interrupted or partly failed build resumes instead of starting over.
+  src=$cache/src
+  mkdir -p "$src"
   (
-    cd "$work"
-    npm pack "node-llama-cpp@$version" --silent >/dev/null
-    tar xzf "node-llama-cpp-$version.tgz" package/llama/gitRelease.bundle
-    git clone -q package/llama/gitRelease.bundle llama.cpp
-    cmake -S llama.cpp -B llama.cpp/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
-      -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
-      -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >cmake.log 2>&1 || { tail -50 cmake.log; exit 1; }
-    cmake --build llama.cpp/build --target llama-server -j"$(nproc)" >build.log 2>&1 || { tail -50 build.log; exit 1; }
-    PYTHONPATH=llama.cpp/gguf-py python3 "$here/gen_random_llama.py" \
-      llama.cpp/models/ggml-vocab-llama-spm.gguf model.gguf 256 4 4 768 >/dev/null
-    cp model.gguf "$model.tmp" && mv "$model.tmp" "$model"
-    cp llama.cpp/build/bin/llama-server "$bin.tmp" && mv "$bin.tmp" "$bin"
+    cd "$src"
+    if [ ! -d llama.cpp ]; then
+      npm pack "node-llama-cpp@$version" --silent >/dev/null
+      tar xzf "node-llama-cpp-$version.tgz" package/llama/gitRelease.bundle
+      git clone -q package/llama/gitRelease.bundle llama.cpp.tmp
+      mv llama.cpp.tmp llama.cpp
+    fi
+    if [ ! -x "$bin" ]; then
+      cmake -S llama.cpp -B llama.cpp/build -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
+        -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >cmake.log 2>&1 || { tail -50 cmake.log; exit 1; }
+      cmake --build llama.cpp/build --target llama-server -j"$(nproc)" >build.log 2>&1 || { tail -50 build.log; exit 1; }
+      cp llama.cpp/build/bin/llama-server "$bin.tmp" && mv "$bin.tmp" "$bin"
+    fi
+    if [ ! -s "$model" ]; then
+      PYTHONPATH=llama.cpp/gguf-py "$py" "$here/gen_random_llama.py" \
+        llama.cpp/models/ggml-vocab-llama-spm.gguf model.gguf 256 4 4 768 >/dev/null
+      mv model.gguf "$model"
+    fi
   )
+  rm -rf "$src"
 }
 
 start() {

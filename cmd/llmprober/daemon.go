@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
@@ -42,8 +43,9 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
+	clk := clock.Real()
 	for i := range cfg.Targets {
-		w, err := wireTarget(&cfg.Targets[i], d.observer, logger)
+		w, err := wireTarget(&cfg.Targets[i], clk, d.observer, logger)
 		if err != nil {
 			return nil, errors.Join(err, d.close())
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
 )
 
@@ -30,8 +31,8 @@ type wired struct {
 }
 
 // wireTarget builds the HTTP client, backend, workload, strategy and start-up
-// gate of one configured target.
-func wireTarget(t *config.Target, obs probe.Observer, logger *slog.Logger) (*wired, error) {
+// gate of one configured target; the prober and the backend share clk.
+func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logger *slog.Logger) (*wired, error) {
 	client, err := newClient(t)
 	if err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func wireTarget(t *config.Target, obs probe.Observer, logger *slog.Logger) (*wir
 	backend, err := openai.New(openai.Config{
 		Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
 		Timeout: t.Timeout, Header: header, Secrets: secrets,
-		MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client,
+		MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client, Clock: clk,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
@@ -57,7 +58,7 @@ func wireTarget(t *config.Target, obs probe.Observer, logger *slog.Logger) (*wir
 		seed = rand.Uint64()
 	}
 	p, err := probe.NewProber(probe.ProberConfig{
-		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger,
+		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
 		Workload:       probe.NewSynthetic(t.Workload.PromptTokens.Sample, t.Workload.OutputTokens.Sample, seed),
 		MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
 		Gate: newGate(t, client, header),
