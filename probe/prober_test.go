@@ -21,7 +21,7 @@ type fakeBackend struct {
 	release chan struct{}
 }
 
-func (b *fakeBackend) Do(ctx context.Context, req *Request) *Record {
+func (b *fakeBackend) Do(ctx context.Context, _ *Request) *Record {
 	rec := &Record{RequestStart: b.clk.Now(), Outcome: Successful, OutputTokens: 1}
 	if b.hold {
 		select {

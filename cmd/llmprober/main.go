@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,7 +17,7 @@ func main() {
 	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ())
 	stop()
 	if err != nil {
-		if err != errUsage {
+		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "llmprober:", err)
 		}
 		os.Exit(exitCode(err))
