@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -96,4 +97,19 @@ func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.R
 		return nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
 	return sdkmetric.NewPeriodicReader(exp), nil
+}
+
+// ValidateEnv checks the exporter selection in the environment
+// (OTEL_METRICS_EXPORTER and, when it lists otlp, the OTLP protocol
+// variables) without creating anything; getenv nil means os.Getenv.
+func ValidateEnv(getenv func(string) string) error {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	otlp, err := otlpWanted(getenv)
+	if err != nil || !otlp {
+		return err
+	}
+	_, err = otlpProtocol(getenv)
+	return err
 }

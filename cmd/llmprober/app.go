@@ -17,6 +17,9 @@ var version = ""
 // errUsage is returned after usage has been printed for a bad command line.
 var errUsage = errors.New("usage")
 
+// errHelp is returned after help was printed on request (exit code 0).
+var errHelp = errors.New("help requested")
+
 // errInvalid marks a configuration that failed validation (exit code 2).
 var errInvalid = errors.New("invalid configuration")
 
@@ -60,6 +63,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 	case "demo":
 		return demoCmd(ctx, rest, stdout, stderr, environ)
 	case "version", "--version", "-version":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "version takes no arguments\n")
+			return errUsage
+		}
 		fmt.Fprintln(stdout, "llmprober", buildVersion())
 		return nil
 	case "help", "-h", "-help", "--help":
@@ -73,7 +80,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 // exitCode maps Run's error to the process exit code.
 func exitCode(err error) int {
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, errInvalid):
 		return 2
@@ -105,7 +112,7 @@ func newFlagSet(name string, stderr io.Writer, f *commonFlags, withConfig, withS
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return errUsage
+			return errHelp
 		}
 		return errUsage
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
+	"github.com/prometheus/exporter-toolkit/web"
+	"go.opentelemetry.io/otel"
 )
 
 // shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
@@ -44,8 +46,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		return nil, errors.Join(err, d.close())
 	}
 	clk := clock.Real()
+	logs := newLogObserver(logger, clk.Now)
+	obs := probe.Observers{d.observer, logs}
 	for i := range cfg.Targets {
-		w, err := wireTarget(&cfg.Targets[i], clk, d.observer, logger)
+		w, err := wireTarget(&cfg.Targets[i], clk, obs, logs, logger)
 		if err != nil {
 			return nil, errors.Join(err, d.close())
 		}
@@ -94,10 +98,12 @@ func (d *daemon) close() error {
 	if d.server != nil {
 		errs = append(errs, d.server.Shutdown(ctx))
 	}
+	// The final OTLP flush reads the observer's gauges: shut the meter
+	// provider down before unregistering them.
+	errs = append(errs, d.metrics.Shutdown(ctx))
 	if d.observer != nil {
 		errs = append(errs, d.observer.Close())
 	}
-	errs = append(errs, d.metrics.Shutdown(ctx))
 	for _, t := range d.targets {
 		t.client.CloseIdleConnections()
 	}
@@ -155,10 +161,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	if err != nil {
 		return err
 	}
-	if err := cfg.Check(); err != nil {
+	if err := errors.Join(cfg.Check(), validateServing(f.webConfig, getenv(environ))); err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("OpenTelemetry export failed", "err", err) }))
 	d, err := newDaemon(ctx, cfg, logger, f.webConfig, getenv(environ))
 	if err != nil {
 		return err
@@ -173,14 +180,11 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 		return err
 	}
 	cfg, err := resolve(f, environ)
-	if err == nil {
-		err = cfg.Check()
-		if err != nil {
-			err = fmt.Errorf("%w:\n%w", errInvalid, err)
-		}
-	}
 	if err != nil {
 		return err
+	}
+	if err := errors.Join(cfg.Check(), validateServing("", getenv(environ))); err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	names := make([]string, len(cfg.Targets))
 	for i, t := range cfg.Targets {
@@ -190,4 +194,17 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	return nil
 }
 
-var _ probe.Observer = (*exporter.Observer)(nil)
+// validateServing checks what the configuration file does not hold: the web
+// configuration file and the OpenTelemetry exporter variables.
+func validateServing(webConfig string, getenv func(string) string) error {
+	var errs []error
+	if webConfig != "" {
+		if err := web.Validate(webConfig); err != nil {
+			errs = append(errs, fmt.Errorf("--web-config-file %s: %w", webConfig, err))
+		}
+	}
+	if err := exporter.ValidateEnv(getenv); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

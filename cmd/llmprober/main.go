@@ -14,10 +14,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP, which by default kills the process, must not lose the final
+	// flush: it is ignored until configuration reload exists.
+	signal.Ignore(syscall.SIGHUP)
 	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ())
 	stop()
 	if err != nil {
-		if !errors.Is(err, errUsage) {
+		if !errors.Is(err, errUsage) && !errors.Is(err, errHelp) {
 			fmt.Fprintln(os.Stderr, "llmprober:", err)
 		}
 		os.Exit(exitCode(err))

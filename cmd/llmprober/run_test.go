@@ -158,20 +158,26 @@ func TestCheckCommand(t *testing.T) {
 	cases := []struct {
 		name     string
 		args     []string
+		env      map[string]string
 		wantCode int
 		want     []string
 	}{
-		{"valid", []string{"check", "--config", good}, 0, []string{"configuration is valid: 1 target(s): a"}},
-		{"every problem listed", []string{"check", "--config", bad}, 2,
+		{"valid", []string{"check", "--config", good}, nil, 0, []string{"configuration is valid: 1 target(s): a"}},
+		{"every problem listed", []string{"check", "--config", bad}, nil, 2,
 			[]string{"bad.yml:3", "targets[0].base_url", "bad.yml:5", "targets[0].schedule.rate", "targets[1].name", "targets[1].base_url"}},
-		{"missing file", []string{"check", "--config", "/nonexistent/x.yml"}, 2, []string{"/nonexistent/x.yml"}},
-		{"no config at all", []string{"check"}, 2, []string{"LLMPROBER_TARGET_URL"}},
-		{"unknown command", []string{"frobnicate"}, 2, []string{"unknown command"}},
+		{"missing file", []string{"check", "--config", "/nonexistent/x.yml"}, nil, 2, []string{"/nonexistent/x.yml"}},
+		{"no config at all", []string{"check"}, nil, 2, []string{"LLMPROBER_TARGET_URL"}},
+		{"unknown exporter", []string{"check", "--config", good}, map[string]string{"OTEL_METRICS_EXPORTER": "bogus"}, 2, []string{"OTEL_METRICS_EXPORTER", "bogus"}},
+		{"unknown OTLP protocol", []string{"check", "--config", good}, map[string]string{"OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"}, 2, []string{"OTEL_EXPORTER_OTLP_PROTOCOL"}},
+		{"bad web config", []string{"run", "--config", good, "--web-config-file", "/nonexistent/web.yml"}, nil, 2, []string{"--web-config-file /nonexistent/web.yml"}},
+		{"help", []string{"run", "--help"}, nil, 0, []string{"-listen-address"}},
+		{"unknown command", []string{"frobnicate"}, nil, 2, []string{"unknown command"}},
+		{"version with arguments", []string{"version", "x"}, nil, 2, []string{"no arguments"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			err := Run(context.Background(), c.args, &out, &errOut, map[string]string{})
+			err := Run(context.Background(), c.args, &out, &errOut, c.env)
 			if code := exitCode(err); code != c.wantCode {
 				t.Fatalf("exit code %d, want %d (err %v)", code, c.wantCode, err)
 			}

@@ -32,7 +32,7 @@ type wired struct {
 
 // wireTarget builds the HTTP client, backend, workload, strategy and start-up
 // gate of one configured target; the prober and the backend share clk.
-func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logger *slog.Logger) (*wired, error) {
+func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *logObserver, logger *slog.Logger) (*wired, error) {
 	client, err := newClient(t)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logger *s
 		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
 		Workload:       probe.NewSynthetic(t.Workload.PromptTokens.Sample, t.Workload.OutputTokens.Sample, seed),
 		MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
-		Gate: newGate(t, client, header),
+		Gate: newGate(t, client, header, func(err error) { logs.readinessFailed(t.Name, err) }),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
@@ -117,8 +117,9 @@ func requestHeader(t *config.Target) (http.Header, []string, error) {
 	return h, []string{key}, nil
 }
 
-// newGate returns the target's readiness gate, or nil when disabled.
-func newGate(t *config.Target, client *http.Client, header http.Header) *probe.Gate {
+// newGate returns the target's readiness gate, or nil when disabled; failed
+// checks are passed to onFail.
+func newGate(t *config.Target, client *http.Client, header http.Header, onFail func(error)) *probe.Gate {
 	if t.Readiness.Path == "none" {
 		return nil
 	}
@@ -127,7 +128,13 @@ func newGate(t *config.Target, client *http.Client, header http.Header) *probe.G
 	return &probe.Gate{
 		Interval:       t.Readiness.Interval,
 		StartupTimeout: t.Readiness.StartupTimeout,
-		Check:          func(ctx context.Context) error { return checkReady(ctx, client, u, header, timeout) },
+		Check: func(ctx context.Context) error {
+			err := checkReady(ctx, client, u, header, timeout)
+			if err != nil {
+				onFail(err)
+			}
+			return err
+		},
 	}
 }
 
