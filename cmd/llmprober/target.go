@@ -23,6 +23,13 @@ import (
 // tagHeader carries a target's tag so operators can filter synthetic traffic.
 const tagHeader = "X-LLMProber-Tag"
 
+// idleConnTimeout closes a kept-alive connection after this long unused. It
+// is shorter than the keep-alive timeouts of common servers (5 s for uvicorn,
+// as in vLLM, and for llama.cpp), so llmprober never sends a request on a
+// connection the server is closing at that moment, which would fail with a
+// connection error that no user of a retrying client library would see.
+const idleConnTimeout = 2 * time.Second
+
 // wired is one target's prober and what the exporter needs to know about it.
 type wired struct {
 	prober *probe.Prober
@@ -83,7 +90,7 @@ func newClient(t *config.Target) (*http.Client, error) {
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost: t.Schedule.MaxConcurrency + 1,
-		IdleConnTimeout:     90 * time.Second,
+		IdleConnTimeout:     idleConnTimeout,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   true,
 	}

@@ -10,6 +10,10 @@ import (
 	"github.com/llmprober/llmprober/probe"
 )
 
+// staleConnReplayKey is the header net/http reads to treat a request as
+// safe to replay on a stale kept-alive connection.
+const staleConnReplayKey = "X-Idempotency-Key"
+
 // newRequest builds the HTTP request for req.
 func (b *Backend) newRequest(ctx context.Context, req *probe.Request) (*http.Request, error) {
 	body, err := b.body(req)
@@ -29,6 +33,12 @@ func (b *Backend) newRequest(ctx context.Context, req *probe.Request) (*http.Req
 	if host := hreq.Header.Get("Host"); host != "" {
 		hreq.Host = host
 	}
+	// An idempotency key with no value is not sent on the wire, but lets the
+	// transport replay the request once on a new connection when a kept-alive
+	// one turns out to have been closed by the server before it answered
+	// anything (llama.cpp closes the connection after every stream without
+	// saying so). That is the only replay: requests are never retried.
+	hreq.Header[staleConnReplayKey] = nil
 	return hreq, nil
 }
 
