@@ -10,10 +10,15 @@ import "crypto/tls"
 func (c *Config) Check() error {
 	col := &collector{src: c.src}
 	c.validate(col)
+	c.check(col)
+	return col.errs.sorted().orNil()
+}
+
+// check records every target's file-system and environment problems.
+func (c *Config) check(col *collector) {
 	for i := range c.Targets {
 		c.Targets[i].check(col, targetPath(i))
 	}
-	return col.errs.orNil()
 }
 
 // check records the target's file-system and environment problems.

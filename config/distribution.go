@@ -14,7 +14,8 @@ func Fixed(n int) Distribution {
 }
 
 // UnmarshalYAML accepts a fixed integer ("128") or a mapping with the keys
-// mean, stdev, min and max; any other key is an error.
+// mean, stdev, min and max; any other key is an error. On an error in a
+// mapping, the values that could be decoded are kept.
 func (d *Distribution) UnmarshalYAML(n *yaml.Node) error {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -28,6 +29,13 @@ func (d *Distribution) UnmarshalYAML(n *yaml.Node) error {
 		*d = Fixed(v)
 		return nil
 	case yaml.MappingNode:
+		type plain Distribution
+		var p plain
+		err := n.Decode(&p)
+		*d = Distribution(p)
+		if err != nil {
+			return err
+		}
 		fields := yamlFields(distributionType)
 		for i := 0; i < len(n.Content); i += 2 {
 			k := n.Content[i]
@@ -35,12 +43,6 @@ func (d *Distribution) UnmarshalYAML(n *yaml.Node) error {
 				return distributionError(k, fmt.Sprintf("unknown field %q in a distribution (use mean, stdev, min, max)", k.Value))
 			}
 		}
-		type plain Distribution
-		var p plain
-		if err := n.Decode(&p); err != nil {
-			return err
-		}
-		*d = Distribution(p)
 		return nil
 	default:
 		return distributionError(n, "must be an integer or a mapping with mean, stdev, min and max")
@@ -71,8 +73,9 @@ func (d Distribution) Sample(r *rand.Rand) int {
 }
 
 // applyDefaults fills an unset distribution with Fixed(fallback), and an
-// unset Min with 1 and Max with ⌈4·Mean⌉. path locates the distribution for
-// set, which reports whether a setting was given explicitly.
+// unset Min with 1 and Max with ⌈4·Mean⌉, at most LimitTokens. path locates
+// the distribution for set, which reports whether a setting was given
+// explicitly.
 func (d *Distribution) applyDefaults(fallback int, path string, set func(string) bool) {
 	if *d == (Distribution{}) && !set(path) {
 		*d = Fixed(fallback)
@@ -81,18 +84,29 @@ func (d *Distribution) applyDefaults(fallback int, path string, set func(string)
 	if d.Min == 0 && !set(path+".min") {
 		d.Min = 1
 	}
-	if d.Max == 0 && !set(path+".max") && d.Mean > 0 && d.Mean <= math.MaxInt32/4 {
-		d.Max = int(math.Ceil(4 * d.Mean))
+	if d.Max == 0 && !set(path+".max") && d.Mean > 0 && d.Mean <= LimitTokens {
+		d.Max = int(min(math.Ceil(4*d.Mean), LimitTokens))
 	}
 }
 
-// validate checks 0 < mean, 0 ≤ stdev, both finite, and 1 ≤ min ≤ mean ≤ max.
+// validate checks 0 < mean ≤ LimitTokens, 0 ≤ stdev, both finite, and
+// 1 ≤ min ≤ mean ≤ max ≤ LimitTokens. A distribution given as a single
+// number has one problem at most, reported at path itself.
 func (d Distribution) validate(c *collector, path string) {
+	if c.src.isFixed(path) {
+		d.validateFixed(c, path)
+		return
+	}
+	meanOK := false
 	switch {
 	case math.IsNaN(d.Mean) || math.IsInf(d.Mean, 0):
 		c.add(path+".mean", "must be a finite number")
 	case d.Mean <= 0:
 		c.add(path+".mean", "must be > 0")
+	case d.Mean > LimitTokens:
+		c.add(path+".mean", "must be at most %d tokens", LimitTokens)
+	default:
+		meanOK = true
 	}
 	switch {
 	case math.IsNaN(d.Stdev) || math.IsInf(d.Stdev, 0):
@@ -100,12 +114,29 @@ func (d Distribution) validate(c *collector, path string) {
 	case d.Stdev < 0:
 		c.add(path+".stdev", "must be >= 0")
 	}
-	if d.Min < 1 {
+	switch {
+	case d.Min < 1:
 		c.add(path+".min", "must be >= 1")
-	} else if float64(d.Min) > d.Mean && d.Mean > 0 {
+	case d.Min > LimitTokens:
+		c.add(path+".min", "must be at most %d tokens", LimitTokens)
+	case meanOK && float64(d.Min) > d.Mean:
 		c.add(path+".min", "must be <= mean (%g)", d.Mean)
 	}
-	if float64(d.Max) < d.Mean && d.Mean > 0 {
+	switch {
+	case d.Max > LimitTokens:
+		c.add(path+".max", "must be at most %d tokens", LimitTokens)
+	case meanOK && float64(d.Max) < d.Mean:
 		c.add(path+".max", "must be >= mean (%g)", d.Mean)
+	}
+}
+
+// validateFixed checks a distribution given as the single number Mean:
+// 1 ≤ Mean ≤ LimitTokens.
+func (d Distribution) validateFixed(c *collector, path string) {
+	switch {
+	case !(d.Mean >= 1):
+		c.add(path, "must be a positive number of tokens")
+	case d.Mean > LimitTokens:
+		c.add(path, "must be at most %d tokens", LimitTokens)
 	}
 }

@@ -60,6 +60,10 @@ func TestDistributionDefaults(t *testing.T) {
 		// min → 1, max → ⌈4·10.2⌉ = ⌈40.8⌉ = 41.
 		{"bounds from the mean", Distribution{Mean: 10.2, Stdev: 3}, Distribution{Mean: 10.2, Stdev: 3, Min: 1, Max: 41}},
 		{"given bounds stay", Distribution{Mean: 10, Stdev: 3, Min: 5, Max: 12}, Distribution{Mean: 10, Stdev: 3, Min: 5, Max: 12}},
+		// ⌈4·300000⌉ = 1200000 is over LimitTokens: max stops at 1048576.
+		{"max capped at the limit", Distribution{Mean: 300000, Stdev: 10}, Distribution{Mean: 300000, Stdev: 10, Min: 1, Max: LimitTokens}},
+		// A mean over the limit is reported by validate; max gets no default.
+		{"mean over the limit", Distribution{Mean: LimitTokens + 1}, Distribution{Mean: LimitTokens + 1, Min: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,6 +73,21 @@ func TestDistributionDefaults(t *testing.T) {
 				t.Errorf("got %+v, want %+v", d, tt.want)
 			}
 		})
+	}
+}
+
+func TestDistributionUnmarshalKeepsDecodedValues(t *testing.T) {
+	// Beside an unknown key, the known ones are decoded, so that their
+	// problems can be reported too.
+	var v struct {
+		D Distribution `yaml:"d"`
+	}
+	err := yaml.Unmarshal([]byte("d: {mean: 10, sd: 2, max: 5}"), &v)
+	if err == nil {
+		t.Fatal("Unmarshal accepted an unknown key")
+	}
+	if want := (Distribution{Mean: 10, Max: 5}); v.D != want {
+		t.Errorf("got %+v, want %+v", v.D, want)
 	}
 }
 

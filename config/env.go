@@ -82,15 +82,16 @@ type EnvTarget struct {
 
 // FromEnv reads the LLMPROBER_* variables from environ (name → value); a nil
 // environ means the process environment. A value that does not parse is
-// reported as Errors naming the variable.
+// reported as Errors naming the variable; when the environment defines a
+// target (and names no config file), the problems Resolve would find with
+// the other variables follow, so that one report names every bad variable.
+// The Env returned with an error holds the values that parsed.
 func FromEnv(environ map[string]string) (Env, error) {
 	if environ == nil {
 		environ = env.ToMap(os.Environ())
 	}
 	var e Env
-	if err := env.ParseWithOptions(&e, env.Options{Environment: environ}); err != nil {
-		return Env{}, envErrors(err)
-	}
+	err := env.ParseWithOptions(&e, env.Options{Environment: environ})
 	for _, name := range envVars(reflect.TypeFor[EnvTarget]()) {
 		if environ[name] != "" {
 			e.TargetVars = append(e.TargetVars, name)
@@ -98,7 +99,29 @@ func FromEnv(environ map[string]string) (Env, error) {
 	}
 	slices.Sort(e.TargetVars)
 	e.APIKeySet = environ[APIKeyVar] != ""
+	if err != nil {
+		return e, e.withTargetProblems(envErrors(err))
+	}
 	return e, nil
+}
+
+// withTargetProblems returns the variables' parse errors followed by the
+// problems with the environment's target, when it defines one and names no
+// config file. Variables that did not parse are not reported again.
+func (e Env) withTargetProblems(parseErrs Errors) Errors {
+	if len(e.TargetVars) == 0 || e.ConfigPath != "" {
+		return parseErrs
+	}
+	c := e.config()
+	for _, fe := range parseErrs {
+		for path, name := range c.src.labels {
+			if name == fe.Path {
+				c.src.broken[path] = true
+			}
+		}
+	}
+	c.overrideFromEnv(e)
+	return c.problems(parseErrs, true)
 }
 
 // envVars maps the field names of struct type t to their variables.

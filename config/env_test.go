@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,7 +80,10 @@ func TestFromEnvParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromEnv(tt.value)
+			// A valid target otherwise, so that only the parse errors show.
+			environ := map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m"}
+			maps.Copy(environ, tt.value)
+			_, err := FromEnv(environ)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error = %v, want\n%s", err, tt.want)
 			}
@@ -148,12 +152,114 @@ func TestResolveEnvErrorsNameVariables(t *testing.T) {
 		`LLMPROBER_TARGET_URL: scheme must be http or https`,
 		`LLMPROBER_MODEL: required`,
 		`LLMPROBER_TIMEOUT: must be > 0`,
-		`LLMPROBER_PROMPT_TOKENS: must be > 0`,
+		`LLMPROBER_PROMPT_TOKENS: must be a positive number of tokens`,
 		`LLMPROBER_RATE: must be > 0`,
 		`LLMPROBER_MAX_CONCURRENCY: must be >= 1`,
 	}, "\n")
 	if err == nil || err.Error() != want {
 		t.Errorf("error =\n%v\nwant\n%s", err, want)
+	}
+}
+
+func TestFromEnvListsEveryBadVariable(t *testing.T) {
+	// A value that does not parse does not hide the problems with the
+	// others; the one that did not parse gets no second problem
+	// (LLMPROBER_MAX_CONCURRENCY is not also "must be >= 1").
+	missing := filepath.Join(t.TempDir(), "absent")
+	tests := []struct {
+		name    string
+		environ map[string]string
+		want    []string
+	}{
+		{"parse error and negative tokens",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m",
+				"LLMPROBER_MAX_CONCURRENCY": "x", "LLMPROBER_PROMPT_TOKENS": "-5"},
+			[]string{
+				`LLMPROBER_MAX_CONCURRENCY: must be an integer (got "x")`,
+				`LLMPROBER_PROMPT_TOKENS: must be a positive number of tokens`,
+			}},
+		{"every kind at once",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://u:hunter2@127.0.0.1:8000/v1", "LLMPROBER_LOG_LEVEL": "loud",
+				"LLMPROBER_TIMEOUT": "30", "LLMPROBER_RATE": "20000", "LLMPROBER_OUTPUT_TOKENS": "2000000",
+				"LLMPROBER_READINESS_PATH": "http://127.0.0.1:8000/health", "LLMPROBER_API_KEY_FILE": missing},
+			[]string{
+				`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s": unable to parse duration: time: missing unit in duration "30"`,
+				`LLMPROBER_LOG_LEVEL: unknown log level "loud" (supported: debug, info, warn, error)`,
+				`LLMPROBER_TARGET_URL: must not contain credentials; use LLMPROBER_API_KEY or LLMPROBER_API_KEY_FILE`,
+				`LLMPROBER_MODEL: required`,
+				`LLMPROBER_READINESS_PATH: ` + readinessURLMsg,
+				`LLMPROBER_OUTPUT_TOKENS: must be at most 1048576 tokens`,
+				`LLMPROBER_RATE: must be at most 10000 requests per second`,
+				// What Check finds comes too.
+				`LLMPROBER_API_KEY_FILE: could not read API key: open ` + missing + `: no such file or directory`,
+			}},
+		{"a config file is named: the parse error only",
+			map[string]string{"LLMPROBER_CONFIG": "/etc/llmprober.yml", "LLMPROBER_RATE": "x"},
+			[]string{`LLMPROBER_RATE: must be a number (got "x")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromEnv(tt.environ)
+			if want := strings.Join(tt.want, "\n"); err == nil || err.Error() != want {
+				t.Errorf("error =\n%v\nwant\n%s", err, want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error quotes the password of the URL")
+			}
+		})
+	}
+}
+
+func TestFromEnvKeepsParsedValues(t *testing.T) {
+	e, err := FromEnv(map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m",
+		"LLMPROBER_RATE": "x", "LLMPROBER_MAX_CONCURRENCY": "3"})
+	if err == nil {
+		t.Fatal("FromEnv succeeded")
+	}
+	if e.Target.Model != "m" || e.Target.MaxConcurrency != 3 || e.Target.Rate != 0 {
+		t.Errorf("Target = %+v, want model m, max concurrency 3, rate 0", e.Target)
+	}
+}
+
+func TestResolveEnvMessagesNameVariables(t *testing.T) {
+	// Advice given for a file names YAML settings; for the environment it
+	// names the variables.
+	tests := []struct {
+		name    string
+		environ map[string]string
+		want    string
+	}{
+		{"credentials in the URL",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://u:p@127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m"},
+			"LLMPROBER_TARGET_URL: must not contain credentials; use LLMPROBER_API_KEY or LLMPROBER_API_KEY_FILE"},
+		{"two key sources",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m",
+				"LLMPROBER_API_KEY_ENV": "MY_KEY", "LLMPROBER_API_KEY_FILE": "/run/key"},
+			// The configuration is invalid, so what Check finds comes too.
+			"LLMPROBER_API_KEY_ENV and LLMPROBER_API_KEY_FILE are mutually exclusive; unset one\n" +
+				"LLMPROBER_API_KEY_ENV: could not read API key: environment variable MY_KEY is not set"},
+		{"key variable named by content",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m",
+				"LLMPROBER_API_KEY_ENV": "sk-abc"},
+			"LLMPROBER_API_KEY_ENV: must be the name of an environment variable (letters, digits and '_'), not the key itself"},
+		{"fixed token count",
+			map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m",
+				"LLMPROBER_OUTPUT_TOKENS": "-5", "LLMPROBER_MAX_QUEUE": "100001", "LLMPROBER_MAX_CONCURRENCY": "10001"},
+			"LLMPROBER_OUTPUT_TOKENS: must be a positive number of tokens\n" +
+				"LLMPROBER_MAX_CONCURRENCY: must be at most 10000\n" +
+				"LLMPROBER_MAX_QUEUE: must be at most 100000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := FromEnv(tt.environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Resolve(e, Overrides{})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error =\n%v\nwant\n%s", err, tt.want)
+			}
+		})
 	}
 }
 

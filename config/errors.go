@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,7 +40,8 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// Errors is every problem found in a configuration, in the order found.
+// Errors is every problem found in a configuration, ordered by line
+// (problems without a line first; otherwise in the order found).
 type Errors []*FieldError
 
 // Error lists the problems, one per line.
@@ -60,6 +62,13 @@ func (e Errors) Unwrap() []error {
 	return errs
 }
 
+// sorted returns e ordered by line, problems without a line first; problems
+// on the same line keep their order.
+func (e Errors) sorted() Errors {
+	slices.SortStableFunc(e, func(a, b *FieldError) int { return a.Line - b.Line })
+	return e
+}
+
 // orNil returns e as an error, or nil when it holds no problem.
 func (e Errors) orNil() error {
 	if len(e) == 0 {
@@ -74,8 +83,21 @@ type collector struct {
 	errs Errors
 }
 
-// add records a problem with the setting at path.
+// keySources names the settings that give an API key: the environment
+// variables when the targets came from the environment.
+func (c *collector) keySources() string {
+	if c.src.fromEnv() {
+		return APIKeyVar + " or LLMPROBER_API_KEY_FILE"
+	}
+	return "auth.api_key_env or auth.api_key_file"
+}
+
+// add records a problem with the setting at path, unless the path is broken
+// (the problem would be a consequence of one already reported).
 func (c *collector) add(path, format string, args ...any) {
+	if c.src.isBroken(path) {
+		return
+	}
 	file, line, shown := c.src.locate(path)
 	c.errs = append(c.errs, &FieldError{File: file, Line: line, Path: shown, Msg: fmt.Sprintf(format, args...)})
 }

@@ -15,64 +15,100 @@ import (
 
 // Load reads the YAML file at path, decodes it strictly (unknown keys are
 // errors), applies defaults and validates it. Problems with the content are
-// returned as Errors naming the file, line and field path.
+// returned as Errors naming the file, line and field path, ordered by line:
+// the problems with the document's shape (unknown keys, wrong types) and
+// those with every value that could be decoded despite them.
 func Load(path string) (*Config, error) {
-	c, err := load(path)
+	c, found, err := load(path)
 	if err != nil {
 		return nil, err
 	}
-	return c.finish()
+	return c.finish(found, false)
 }
 
 // Parse is Load for a file's contents; filename is used in error messages.
 func Parse(data []byte, filename string) (*Config, error) {
-	c, err := decode(data, filename)
-	if err != nil {
-		return nil, err
-	}
-	return c.finish()
+	c, found := decode(data, filename)
+	return c.finish(found, false)
 }
 
 // load reads and decodes the file at path, without defaults or validation.
-func load(path string) (*Config, error) {
+// It returns the problems with the document's shape, and a Config of what
+// could be decoded (nil when nothing could).
+func load(path string) (*Config, Errors, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("could not read config: %w", err)
+		return nil, nil, fmt.Errorf("could not read config: %w", err)
 	}
-	return decode(data, path)
+	c, found := decode(data, path)
+	return c, found, nil
 }
 
-// finish applies defaults and validates.
-func (c *Config) finish() (*Config, error) {
-	c.ApplyDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, err
+// finish applies defaults and validates, adding the problems found before
+// (found); with check, the file-system and environment checks run too when
+// there is any problem, so that one report lists them all. c may be nil when
+// nothing could be decoded: found is then returned.
+func (c *Config) finish(found Errors, check bool) (*Config, error) {
+	if c == nil {
+		return nil, found.sorted()
+	}
+	if errs := c.problems(found, check); len(errs) > 0 {
+		return nil, errs
 	}
 	return c, nil
 }
 
-// decode checks the document's shape, recording lines, then decodes it
-// strictly. It applies no defaults and validates no values.
-func decode(data []byte, filename string) (*Config, error) {
+// problems applies defaults and returns found plus the problems Validate
+// finds, and with check those Check finds when there is any other; sorted
+// by line.
+func (c *Config) problems(found Errors, check bool) Errors {
+	c.ApplyDefaults()
+	col := &collector{src: c.src, errs: found}
+	c.validate(col)
+	if check && len(col.errs) > 0 {
+		c.check(col)
+	}
+	return col.errs.sorted()
+}
+
+// decode checks the document's shape, recording lines and broken paths,
+// then decodes it leniently: a value of the wrong shape is left unset. It
+// returns the problems with the shape, and what could be decoded (nil when
+// the document cannot be decoded at all). It applies no defaults and
+// validates no values.
+func decode(data []byte, filename string) (*Config, Errors) {
 	src := newSource(filename)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, Errors{lineError(filename, err.Error())}
 	}
-	if errs := walkDocument(&doc, src); len(errs) > 0 {
+	errs, decodable := walkDocument(&doc, src)
+	if !decodable {
 		return nil, errs
 	}
 	c := &Config{src: src}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, decodeErrors(filename, err)
+	if doc.Kind == 0 {
+		return c, errs
+	}
+	// The walk removed duplicate keys, so the rest of their mappings decode.
+	if err := doc.Decode(c); err != nil {
+		// The walk is meant to find every problem the decoder does, and to
+		// say it without quoting values: the decoder's are used only when
+		// the walk found none.
+		if len(errs) == 0 {
+			errs = decodeErrors(filename, err)
+		}
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, errs
+		}
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		return nil, Errors{{File: filename, Line: next.Line, Msg: "only one YAML document is allowed"}}
+		errs = append(errs, &FieldError{File: filename, Line: next.Line, Msg: "only one YAML document is allowed"})
 	}
-	return c, nil
+	return c, errs
 }
 
 // yamlLine matches the line prefix of the YAML package's messages.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,7 +147,23 @@ func TestLoadInvalid(t *testing.T) {
 			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds,
 		}},
 		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
-		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without spaces, fragment or control characters`}},
+		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without query string or fragment`}},
+		{"invalid-readiness-url.yml", []string{
+			// Targets 3 to 5 (/health, models, none) are accepted.
+			`invalid-readiness-url.yml:5: targets[0].readiness.path: ` + readinessURLMsg,
+			`invalid-readiness-url.yml:9: targets[1].readiness.path: ` + readinessURLMsg,
+			`invalid-readiness-url.yml:13: targets[2].readiness.path: must be a URL path without query string or fragment`,
+		}},
+		{"invalid-owned-headers.yml", []string{
+			// Host (line 13) and X-Team (line 14) are accepted; names match in any case.
+			`invalid-owned-headers.yml:6: targets[0].headers.User-Agent: cannot be set in headers: llmprober sets it to identify its requests`,
+			`invalid-owned-headers.yml:7: targets[0].headers.x-llmprober-tag: cannot be set in headers: llmprober sets it from tag; use tag`,
+			`invalid-owned-headers.yml:8: targets[0].headers.content-type: cannot be set in headers: llmprober sets it to the format of the request body`,
+			`invalid-owned-headers.yml:9: targets[0].headers.Accept: cannot be set in headers: llmprober sets it to the response format it reads (JSON or a stream)`,
+			`invalid-owned-headers.yml:10: targets[0].headers.Content-Length: cannot be set in headers: the HTTP client sets it to frame the request`,
+			`invalid-owned-headers.yml:11: targets[0].headers.Transfer-Encoding: cannot be set in headers: the HTTP client sets it to frame the request`,
+			`invalid-owned-headers.yml:12: targets[0].headers.connection: cannot be set in headers: the HTTP client manages connections`,
+		}},
 		{"invalid-header-value.yml", []string{`invalid-header-value.yml:6: targets[0].headers.X-Team: must not contain line breaks or control characters`}},
 		{"invalid-auth-both.yml", []string{`invalid-auth-both.yml:5: targets[0].auth: api_key_env and api_key_file are mutually exclusive`}},
 		{"invalid-auth-inline-key.yml", []string{`invalid-auth-inline-key.yml:6: targets[0].auth.api_key: ` + inlineKeyMsg}},
@@ -165,6 +182,11 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-rate-type.yml", []string{`invalid-rate-type.yml:6: targets[0].schedule.rate: must be a number`}},
 		{"invalid-max-concurrency.yml", []string{`invalid-max-concurrency.yml:6: targets[0].schedule.max_concurrency: must be >= 1`}},
 		{"invalid-max-queue.yml", []string{`invalid-max-queue.yml:6: targets[0].schedule.max_queue: must be >= 0`}},
+		{"invalid-schedule-limits.yml", []string{
+			`invalid-schedule-limits.yml:6: targets[0].schedule.rate: must be at most 10000 requests per second`,
+			`invalid-schedule-limits.yml:7: targets[0].schedule.max_concurrency: must be at most 10000`,
+			`invalid-schedule-limits.yml:8: targets[0].schedule.max_queue: must be at most 100000`,
+		}},
 		{"invalid-max-tokens-fields-empty.yml", []string{`invalid-max-tokens-fields-empty.yml:6: targets[0].workload.max_tokens_fields: must list at least one of max_tokens, max_completion_tokens`}},
 		{"invalid-max-tokens-fields-unknown.yml", []string{
 			`invalid-max-tokens-fields-unknown.yml:6: targets[0].workload.max_tokens_fields[1]: unknown field "max_new_tokens" (supported: max_tokens, max_completion_tokens)`,
@@ -172,8 +194,17 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-distribution-key.yml", []string{`invalid-distribution-key.yml:8: targets[0].workload.prompt_tokens.sd: unknown field "sd"`}},
 		{"invalid-distribution-scalar.yml", []string{`invalid-distribution-scalar.yml:6: targets[0].workload.prompt_tokens: must be an integer or a mapping with mean, stdev, min and max`}},
-		// A scalar has no line of its own for "mean": the distribution's line is given.
-		{"invalid-distribution-mean.yml", []string{`invalid-distribution-mean.yml:6: targets[0].workload.prompt_tokens.mean: must be > 0`}},
+		// A single number is one value: one problem, at the distribution itself.
+		{"invalid-distribution-mean.yml", []string{`invalid-distribution-mean.yml:6: targets[0].workload.prompt_tokens: must be a positive number of tokens`}},
+		{"invalid-distribution-negative.yml", []string{`invalid-distribution-negative.yml:6: targets[0].workload.prompt_tokens: must be a positive number of tokens`}},
+		{"invalid-token-limits.yml", []string{
+			// Exactly 1048576 (output_tokens, line 13) is accepted. The mean
+			// over the limit is the only problem of its distribution: max
+			// gets no default from it and is not compared with it.
+			`invalid-token-limits.yml:6: targets[0].workload.prompt_tokens: must be at most 1048576 tokens`,
+			`invalid-token-limits.yml:7: targets[0].workload.output_tokens.max: must be at most 1048576 tokens`,
+			`invalid-token-limits.yml:12: targets[1].workload.prompt_tokens.mean: must be at most 1048576 tokens`,
+		}},
 		{"invalid-distribution-stdev.yml", []string{`invalid-distribution-stdev.yml:8: targets[0].workload.output_tokens.stdev: must be >= 0`}},
 		{"invalid-distribution-bounds.yml", []string{
 			`invalid-distribution-bounds.yml:8: targets[0].workload.prompt_tokens.min: must be <= mean (100)`,
@@ -181,6 +212,7 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-log-level.yml", []string{`invalid-log-level.yml:1: log_level: unknown log level "verbose" (supported: debug, info, warn, error)`}},
 		{"invalid-listen-address.yml", []string{`invalid-listen-address.yml:1: listen_address: must be host:port, such as "127.0.0.1:9477" (got "localhost")`}},
+		{"invalid-many-problems.yml", manyProblems},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -211,6 +243,132 @@ func TestLoadInvalid(t *testing.T) {
 		if !covered[filepath.Base(f)] {
 			t.Errorf("%s has no test case", f)
 		}
+	}
+}
+
+// readinessURLMsg rejects a full URL as readiness.path.
+const readinessURLMsg = `must be "none", a path such as "/health", or a path relative to base_url such as "models"; not a full URL`
+
+// manyProblems is every problem Load finds in invalid-many-problems.yml, by
+// line: those with the document's shape (bare-number timeout, "many" as an
+// integer, unknown keys) and those with the values that could be decoded.
+// The timeout and max_concurrency that could not be decoded get no second
+// problem ("must be > 0", "must be >= 1"), and targets[1] gets no "model:
+// required" after "did you mean model?".
+var manyProblems = []string{
+	`invalid-many-problems.yml:1: log_level: unknown log level "loud" (supported: debug, info, warn, error)`,
+	`invalid-many-problems.yml:4: targets[0].base_url: scheme must be http or https`,
+	`invalid-many-problems.yml:6: targets[0].api: unknown api "embeddings" (supported: chat, completions)`,
+	`invalid-many-problems.yml:7: targets[0].timeout: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`,
+	`invalid-many-problems.yml:9: targets[0].schedule.rate: must be > 0`,
+	`invalid-many-problems.yml:10: targets[0].schedule.max_concurrency: must be an integer`,
+	`invalid-many-problems.yml:13: targets[1].name: duplicate name "a" (also targets[0])`,
+	`invalid-many-problems.yml:14: targets[1].base_url: must not contain credentials; use auth.api_key_env or auth.api_key_file`,
+	`invalid-many-problems.yml:16: targets[1].headers.User-Agent: cannot be set in headers: llmprober sets it to identify its requests`,
+	`invalid-many-problems.yml:18: targets[1].workload.prompt_tokens: must be at most 1048576 tokens`,
+	`invalid-many-problems.yml:19: targets[1].modl: unknown field "modl" (did you mean "model"?)`,
+	`invalid-many-problems.yml:20: targets[2].model: required`,
+	`invalid-many-problems.yml:25: targets[2].readiness.path: ` + readinessURLMsg,
+	`invalid-many-problems.yml:26: targets[2].retries: unknown field "retries"`,
+}
+
+func TestResolveListsEveryProblem(t *testing.T) {
+	// Resolve adds what Check finds (the key file and the CA file cannot be
+	// read) to what Load finds, in line order.
+	e, err := FromEnv(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resolve(e, Overrides{ConfigPath: "testdata/invalid-many-problems.yml"})
+	want := slices.Concat(manyProblems[:6],
+		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: open /nonexistent/llmprober/key: no such file or directory`},
+		manyProblems[6:12],
+		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: open /nonexistent/llmprober/ca.pem: no such file or directory`},
+		manyProblems[12:])
+	if err == nil {
+		t.Fatal("Resolve succeeded")
+	}
+	if got := strings.ReplaceAll(err.Error(), "testdata/", ""); got != strings.Join(want, "\n") {
+		t.Errorf("error =\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error quotes the password of the URL: %s", err)
+	}
+}
+
+func TestParseStructuralAndValueProblems(t *testing.T) {
+	// Problems with the shape do not hide those with values, and a value
+	// that could not be decoded gets no second, derived problem.
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"duplicate key keeps the rest of the target",
+			"targets:\n  - name: a\n    name: b\n    base_url: ftp://h/v1\n    model: m\n",
+			[]string{
+				"d.yml:3: targets[0].name: duplicate key (first at line 2)",
+				"d.yml:4: targets[0].base_url: scheme must be http or https",
+			}},
+		{"wrong type beside a bad value",
+			"targets:\n  - name: a\n    base_url: http://h/v1\n    model: m\n    stream: maybe\n    schedule: {rate: 0}\n",
+			[]string{
+				"d.yml:5: targets[0].stream: must be true or false",
+				"d.yml:6: targets[0].schedule.rate: must be > 0",
+			}},
+		{"targets not a list: no derived 'at least one target'",
+			"log_level: loud\ntargets: {name: a}\n",
+			[]string{
+				`d.yml:1: log_level: unknown log level "loud" (supported: debug, info, warn, error)`,
+				"d.yml:2: targets: must be a list",
+			}},
+		{"bad distribution scalar: no derived mean or min",
+			"targets:\n  - name: a\n    base_url: http://h/v1\n    model: m\n    workload: {prompt_tokens: many}\n",
+			[]string{"d.yml:5: targets[0].workload.prompt_tokens: must be an integer or a mapping with mean, stdev, min and max"}},
+		{"unknown distribution key keeps the rest of the distribution",
+			"targets:\n  - name: a\n    base_url: http://h/v1\n    model: m\n    workload:\n      prompt_tokens: {mean: 10, sd: 2, max: 5}\n",
+			[]string{
+				"d.yml:6: targets[0].workload.prompt_tokens.sd: unknown field \"sd\"",
+				"d.yml:6: targets[0].workload.prompt_tokens.max: must be >= mean (10)",
+			}},
+		{"tls values decoded beside a wrong type",
+			"targets:\n  - name: a\n    base_url: http://h/v1\n    model: m\n    tls: {cert_file: c.pem, insecure_skip_verify: yes-please}\n",
+			// On one line, problems with the shape come first.
+			[]string{
+				"d.yml:5: targets[0].tls.insecure_skip_verify: must be true or false",
+				"d.yml:5: targets[0].tls: cert_file and key_file must be set together",
+			}},
+		{"not a mapping: nothing else",
+			"- a\n- b\n",
+			[]string{`d.yml:1: the configuration must be a mapping of settings, such as "targets:"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml), "d.yml")
+			if want := strings.Join(tt.want, "\n"); err == nil || err.Error() != want {
+				t.Errorf("error =\n%v\nwant\n%s", err, want)
+			}
+		})
+	}
+}
+
+func TestParseHeaderLimit(t *testing.T) {
+	// headers builds a flow mapping of n distinct headers.
+	headers := func(n int) string {
+		h := make([]string, n)
+		for i := range h {
+			h[i] = fmt.Sprintf("X-H%d: v", i)
+		}
+		return "{" + strings.Join(h, ", ") + "}"
+	}
+	base := "targets:\n  - name: a\n    base_url: http://h/v1\n    model: m\n    headers: "
+	c, err := Parse([]byte(base+headers(LimitHeaders)), "h.yml")
+	if err != nil || len(c.Targets[0].Headers) != 100 {
+		t.Fatalf("100 headers: error %v", err)
+	}
+	_, err = Parse([]byte(base+headers(LimitHeaders+1)), "h.yml")
+	if want := "h.yml:5: targets[0].headers: must have at most 100 entries"; err == nil || err.Error() != want {
+		t.Errorf("101 headers: error = %v, want %s", err, want)
 	}
 }
 

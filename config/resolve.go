@@ -25,36 +25,47 @@ type Overrides struct {
 // named by flags.ConfigPath (else e.ConfigPath) or from the single target of
 // e; both at once, or neither, is an error. The global settings are taken
 // from the flag, else the environment, else the file, else the default.
-// Problems with values from the environment name the variable.
+// Problems with values from the environment name the variable. When the
+// configuration is invalid, the error lists every problem: those Load finds,
+// and those Check finds; a valid configuration still needs Check.
 func Resolve(e Env, flags Overrides) (*Config, error) {
-	c, err := base(e, flags)
-	if err != nil {
+	c, found, err := base(e, flags)
+	switch {
+	case err != nil:
 		return nil, err
+	case c == nil:
+		return nil, found.sorted()
 	}
-	c.override(&c.ListenAddress, "listen_address", e.ListenAddress, "LLMPROBER_LISTEN_ADDRESS")
+	c.overrideFromEnv(e)
 	c.override(&c.ListenAddress, "listen_address", flags.ListenAddress, "listen_address (flag)")
-	c.override(&c.LogLevel, "log_level", e.LogLevel, "LLMPROBER_LOG_LEVEL")
 	c.override(&c.LogLevel, "log_level", flags.LogLevel, "log_level (flag)")
-	return c.finish()
+	return c.finish(found, true)
+}
+
+// overrideFromEnv sets the global settings given by the environment.
+func (c *Config) overrideFromEnv(e Env) {
+	c.override(&c.ListenAddress, "listen_address", e.ListenAddress, "LLMPROBER_LISTEN_ADDRESS")
+	c.override(&c.LogLevel, "log_level", e.LogLevel, "LLMPROBER_LOG_LEVEL")
 }
 
 // base returns the undefaulted configuration of the file or of the
-// environment's target.
-func base(e Env, flags Overrides) (*Config, error) {
+// environment's target, and the problems with the file's shape; the
+// configuration is nil when the file could not be decoded at all.
+func base(e Env, flags Overrides) (*Config, Errors, error) {
 	path, from := flags.ConfigPath, "--config"
 	if path == "" {
 		path, from = e.ConfigPath, "LLMPROBER_CONFIG"
 	}
 	switch {
 	case path != "" && len(e.TargetVars) > 0:
-		return nil, fmt.Errorf("a config file (%s from %s) and a target from the environment (%s) cannot be used together; unset one",
+		return nil, nil, fmt.Errorf("a config file (%s from %s) and a target from the environment (%s) cannot be used together; unset one",
 			path, from, strings.Join(e.TargetVars, ", "))
 	case path != "":
 		return load(path)
 	case len(e.TargetVars) > 0:
-		return e.config(), nil
+		return e.config(), nil, nil
 	}
-	return nil, errors.New("no targets: set --config or LLMPROBER_TARGET_URL")
+	return nil, nil, errors.New("no targets: set --config or LLMPROBER_TARGET_URL")
 }
 
 // override sets *field to value, when given, and records label as its source.
@@ -70,6 +81,7 @@ func (c *Config) override(field *string, path, value, label string) {
 // target. Problems with it name the variables.
 func (e Env) config() *Config {
 	src := newSource("")
+	src.env = true
 	const path = "targets[0]"
 	vars := envVars(reflect.TypeFor[EnvTarget]())
 	t := reflect.TypeFor[EnvTarget]()
@@ -101,12 +113,15 @@ func (e Env) config() *Config {
 	}
 	if src.set[path+".workload.prompt_tokens"] {
 		target.Workload.PromptTokens = Fixed(et.PromptTokens)
+		src.fixed[path+".workload.prompt_tokens"] = true
 	}
 	if src.set[path+".workload.output_tokens"] {
 		target.Workload.OutputTokens = Fixed(et.OutputTokens)
+		src.fixed[path+".workload.output_tokens"] = true
 	}
 	if et.APIKeyEnv == "" && et.APIKeyFile == "" && e.APIKeySet {
 		target.Auth.APIKeyEnv = APIKeyVar
+		src.labels[path+".auth.api_key_env"] = APIKeyVar
 	}
 	return &Config{Targets: []Target{target}, src: src}
 }

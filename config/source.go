@@ -16,11 +16,47 @@ type source struct {
 	labels map[string]string
 	// set holds paths given outside the file (environment or flag).
 	set map[string]bool
+	// broken holds paths whose value has a structural problem (wrong type,
+	// duplicate key, …) and was not decoded, and absent fields that an
+	// unknown key was probably meant to be; a problem found later at such a
+	// path or below it is a consequence, and is not reported.
+	broken map[string]bool
+	// fixed holds the paths of distributions given as a single number.
+	fixed map[string]bool
+	// env reports that the targets were defined by environment variables.
+	env bool
 }
 
 // newSource returns an empty source for file.
 func newSource(file string) *source {
-	return &source{file: file, lines: map[string]int{}, labels: map[string]string{}, set: map[string]bool{}}
+	return &source{file: file, lines: map[string]int{}, labels: map[string]string{}, set: map[string]bool{},
+		broken: map[string]bool{}, fixed: map[string]bool{}}
+}
+
+// isBroken reports whether path or one of its ancestors is broken.
+func (s *source) isBroken(path string) bool {
+	if s == nil {
+		return false
+	}
+	for p := path; ; p = parentPath(p) {
+		if s.broken[p] {
+			return true
+		}
+		if p == "" {
+			return false
+		}
+	}
+}
+
+// isFixed reports whether the distribution at path was given as a single
+// number.
+func (s *source) isFixed(path string) bool {
+	return s != nil && s.fixed[path]
+}
+
+// fromEnv reports whether the targets were defined by environment variables.
+func (s *source) fromEnv() bool {
+	return s != nil && s.env
 }
 
 // isSet reports whether the setting at path was given explicitly, so that an
@@ -52,6 +88,7 @@ func (s *source) setLine(path string, line int) {
 func (s *source) label(path, name string) {
 	s.labels[path] = name
 	s.set[path] = true
+	delete(s.broken, path)
 }
 
 // locate returns the file, line and shown name for a problem at path: the

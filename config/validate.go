@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"net"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"slices"
@@ -24,6 +25,19 @@ var (
 // credentialHeaders are headers that carry credentials; they belong in Auth.
 var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie"}
 
+// ownedHeaders are the headers llmprober or its HTTP client set on every
+// request, by canonical name, with the reason they cannot be set in
+// Target.Headers. Host is not among them: it sets the request's host.
+var ownedHeaders = map[string]string{
+	"User-Agent":        "llmprober sets it to identify its requests",
+	"X-Llmprober-Tag":   "llmprober sets it from tag; use tag",
+	"Content-Type":      "llmprober sets it to the format of the request body",
+	"Accept":            "llmprober sets it to the response format it reads (JSON or a stream)",
+	"Content-Length":    "the HTTP client sets it to frame the request",
+	"Transfer-Encoding": "the HTTP client sets it to frame the request",
+	"Connection":        "the HTTP client manages connections",
+}
+
 // logLevels are the accepted values of Config.LogLevel.
 var logLevels = []string{"debug", "info", "warn", "error"}
 
@@ -33,7 +47,7 @@ var logLevels = []string{"debug", "info", "warn", "error"}
 func (c *Config) Validate() error {
 	col := &collector{src: c.src}
 	c.validate(col)
-	return col.errs.orNil()
+	return col.errs.sorted().orNil()
 }
 
 // validate records every problem in col.
@@ -108,7 +122,7 @@ func validateBaseURL(col *collector, path, raw string) {
 	case err != nil:
 		col.add(path, "is not a valid URL")
 	case u.User != nil:
-		col.add(path, "must not contain credentials; use auth.api_key_env or auth.api_key_file")
+		col.add(path, "must not contain credentials; use %s", col.keySources())
 	case u.Scheme != "http" && u.Scheme != "https":
 		col.add(path, "scheme must be http or https")
 	case u.Host == "":
@@ -120,8 +134,8 @@ func validateBaseURL(col *collector, path, raw string) {
 	}
 }
 
-// validateHeaders rejects credential headers and malformed names or values.
-// Values are never quoted.
+// validateHeaders rejects credential headers, headers llmprober sets itself,
+// and malformed names or values. Values are never quoted.
 func validateHeaders(col *collector, path string, headers map[string]string) {
 	names := slices.Sorted(maps.Keys(headers))
 	slices.SortStableFunc(names, func(a, b string) int {
@@ -132,6 +146,8 @@ func validateHeaders(col *collector, path string, headers map[string]string) {
 		switch {
 		case isCredentialHeader(name):
 			col.add(p, "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file")
+		case ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)] != "":
+			col.add(p, "cannot be set in headers: %s", ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)])
 		case !httpguts.ValidHeaderFieldName(name):
 			col.add(p, "invalid header name")
 		default:
@@ -161,7 +177,11 @@ func isCredentialHeader(name string) bool {
 // validate records the auth settings' problems. Messages never quote
 // api_key_env, in case the key itself was written there.
 func (a *Auth) validate(col *collector, path string) {
-	if a.APIKeyEnv != "" && a.APIKeyFile != "" {
+	switch {
+	case a.APIKeyEnv == "" || a.APIKeyFile == "":
+	case col.src.fromEnv():
+		col.add("", "LLMPROBER_API_KEY_ENV and LLMPROBER_API_KEY_FILE are mutually exclusive; unset one")
+	default:
 		col.add(path, "api_key_env and api_key_file are mutually exclusive")
 	}
 	if a.APIKeyEnv != "" && !envNamePattern.MatchString(a.APIKeyEnv) {
@@ -181,12 +201,28 @@ func (t *TLS) validate(col *collector, path string) {
 
 // validate records the readiness gate's problems.
 func (r *Readiness) validate(col *collector, path string) {
-	if strings.ContainsAny(r.Path, "# \t") || !httpguts.ValidHeaderFieldValue(r.Path) {
-		col.add(path+".path", "must be a URL path without spaces, fragment or control characters")
-	}
+	validateReadinessPath(col, path+".path", r.Path)
 	positive(col, path+".timeout", r.Timeout.Seconds())
 	positive(col, path+".interval", r.Interval.Seconds())
 	positive(col, path+".startup_timeout", r.StartupTimeout.Seconds())
+}
+
+// validateReadinessPath checks that p is "none", an absolute path or a path
+// relative to the base URL: not a full URL, and without query or fragment.
+func validateReadinessPath(col *collector, path, p string) {
+	if strings.ContainsAny(p, " \t") || !httpguts.ValidHeaderFieldValue(p) {
+		col.add(path, "must be a URL path without spaces or control characters")
+		return
+	}
+	u, err := url.Parse(p)
+	switch {
+	case err != nil:
+		col.add(path, "is not a valid URL path")
+	case u.Scheme != "" || strings.HasPrefix(p, "//"):
+		col.add(path, `must be %q, a path such as "/health", or a path relative to base_url such as "models"; not a full URL`, ReadinessNone)
+	case strings.ContainsAny(p, "?#"):
+		col.add(path, "must be a URL path without query string or fragment")
+	}
 }
 
 // validate records the workload's problems.
@@ -218,14 +254,23 @@ func (s *Schedule) validate(col *collector, path string) {
 	switch {
 	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
 		col.add(path+".rate", "must be a finite number")
+	case s.Rate > LimitRate:
+		col.add(path+".rate", "must be at most %d requests per second", LimitRate)
 	default:
 		positive(col, path+".rate", s.Rate)
 	}
-	if s.MaxConcurrency < 1 {
+	switch {
+	case s.MaxConcurrency < 1:
 		col.add(path+".max_concurrency", "must be >= 1")
+	case s.MaxConcurrency > LimitConcurrency:
+		col.add(path+".max_concurrency", "must be at most %d", LimitConcurrency)
 	}
-	if s.MaxQueue != nil && *s.MaxQueue < 0 {
+	switch {
+	case s.MaxQueue == nil:
+	case *s.MaxQueue < 0:
 		col.add(path+".max_queue", "must be >= 0")
+	case *s.MaxQueue > LimitQueue:
+		col.add(path+".max_queue", "must be at most %d", LimitQueue)
 	}
 }
 

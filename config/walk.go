@@ -33,35 +33,46 @@ var (
 
 // walker checks a YAML document against the shape of Config before it is
 // decoded: unknown and duplicate keys, inline API keys, wrong kinds of value,
-// bare numbers for durations. It records the line of every key it accepts.
-// Problems are reported without quoting values, so a misplaced key is never
-// echoed.
+// bare numbers for durations. It records the line of every key it accepts,
+// and marks the paths whose values it rejects as broken. Problems are
+// reported without quoting values, so a misplaced key is never echoed.
 type walker struct {
 	src      *source
 	errs     Errors
 	visited  int
 	aliases  int
 	tooLarge bool
+	// undecodable is set when the document must not be decoded at all (too
+	// large, or a merge cycle).
+	undecodable bool
 	// merging holds the mappings being merged, to catch a merge cycle.
 	merging map[*yaml.Node]bool
 }
 
-// walkDocument checks doc and records its lines in src.
-func walkDocument(doc *yaml.Node, src *source) Errors {
+// walkDocument checks doc and records its lines in src. decodable is false
+// when the document must not be decoded (the problems say why).
+func walkDocument(doc *yaml.Node, src *source) (errs Errors, decodable bool) {
 	w := &walker{src: src, merging: map[*yaml.Node]bool{}}
 	root := doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
 	if root.Kind == 0 {
-		return nil
+		return nil, true
 	}
 	w.value(root, configType, "")
-	return w.errs
+	return w.errs, !w.tooLarge && !w.undecodable
 }
 
-// fail records a problem at node n.
+// fail records a problem with the value at path, whose node is n, and marks
+// the path broken.
 func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
+	w.note(n, path, format, args...)
+	w.src.broken[path] = true
+}
+
+// note records a problem at node n without marking path broken.
+func (w *walker) note(n *yaml.Node, path, format string, args ...any) {
 	w.errs = append(w.errs, &FieldError{File: w.src.file, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -98,7 +109,9 @@ func (w *walker) value(n *yaml.Node, t reflect.Type, path string) {
 	case t == distributionType && n.Kind != yaml.MappingNode:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
 			w.fail(n, path, "must be an integer or a mapping with mean, stdev, min and max")
+			return
 		}
+		w.src.fixed[path] = true
 		return
 	case t == authType && n.Kind == yaml.ScalarNode:
 		w.fail(n, path, inlineKeyMsg)
@@ -135,6 +148,9 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map
 	fields := yamlFields(t)
 	own := ownKeys(n, shadowed)
 	seen := map[string]int{}
+	var meant []string
+	// dropped are the keys not to decode (duplicate, unknown, not plain).
+	var dropped []int
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
@@ -142,7 +158,8 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map
 			w.merge(v, t, path, own)
 			continue
 		case k.Kind != yaml.ScalarNode:
-			w.fail(k, path, "keys must be plain names")
+			w.note(k, path, "keys must be plain names")
+			dropped = append(dropped, i)
 			continue
 		case shadowed[k.Value]:
 			continue
@@ -150,12 +167,16 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map
 		child := joinPath(path, k.Value)
 		if first, dup := seen[k.Value]; dup {
 			w.fail(k, child, "duplicate key (first at line %d)", first)
+			dropped = append(dropped, i)
 			continue
 		}
 		seen[k.Value] = k.Line
 		f, ok := fields[k.Value]
 		if !ok {
-			w.unknown(k, t, child, fields)
+			if s := w.unknown(k, t, child, fields); s != "" {
+				meant = append(meant, s)
+			}
+			dropped = append(dropped, i)
 			continue
 		}
 		if shadowed != nil {
@@ -164,6 +185,39 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map
 			w.src.lines[child] = k.Line
 		}
 		w.value(v, f.Type, child)
+	}
+	w.markMeant(path, meant, shadowed)
+	dropPairs(n, dropped)
+}
+
+// dropPairs removes from mapping n the keys at the given indexes of its
+// Content, in increasing order, with their values, so that the rest of the
+// mapping can be decoded: the decoder rejects a mapping with a duplicate key
+// whole, and spends time quadratic in the number of keys on each mapping.
+func dropPairs(n *yaml.Node, keys []int) {
+	if len(keys) == 0 {
+		return
+	}
+	kept := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if len(keys) > 0 && keys[0] == i {
+			keys = keys[1:]
+			continue
+		}
+		kept = append(kept, n.Content[i], n.Content[i+1])
+	}
+	n.Content = kept
+}
+
+// markMeant marks broken the fields of the mapping at path that unknown keys
+// were probably meant to be, when they are absent: "model: required" after
+// "unknown field modl (did you mean model?)" would say the same again.
+func (w *walker) markMeant(path string, meant []string, shadowed map[string]bool) {
+	for _, key := range meant {
+		p := joinPath(path, key)
+		if _, written := w.src.lines[p]; !written && !shadowed[key] {
+			w.src.broken[p] = true
+		}
 	}
 }
 
@@ -202,7 +256,8 @@ func (w *walker) merge(v *yaml.Node, t reflect.Type, path string, shadowed map[s
 // mergeOne checks one merged mapping m, unless it is already being merged.
 func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, path string, shadowed map[string]bool) {
 	if w.merging[m] {
-		w.fail(m, path, "a merge (<<) includes the mapping that contains it")
+		w.note(m, path, "a merge (<<) includes the mapping that contains it")
+		w.undecodable = true
 		return
 	}
 	w.merging[m] = true
@@ -210,17 +265,19 @@ func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, path string, shadowed ma
 	delete(w.merging, m)
 }
 
-// unknown reports key k, which struct type t does not have.
-func (w *walker) unknown(k *yaml.Node, t reflect.Type, path string, fields map[string]reflect.StructField) {
+// unknown reports key k, which struct type t does not have, and returns the
+// field it was probably meant to be, or "".
+func (w *walker) unknown(k *yaml.Node, t reflect.Type, path string, fields map[string]reflect.StructField) string {
 	if k.Value == "api_key" && (t == targetType || t == authType) {
-		w.fail(k, path, inlineKeyMsg)
-		return
+		w.note(k, path, inlineKeyMsg)
+		return ""
 	}
 	if s := closest(k.Value, fields); s != "" {
-		w.fail(k, path, "unknown field %q (did you mean %q?)", k.Value, s)
-		return
+		w.note(k, path, "unknown field %q (did you mean %q?)", k.Value, s)
+		return s
 	}
-	w.fail(k, path, "unknown field %q", k.Value)
+	w.note(k, path, "unknown field %q", k.Value)
+	return ""
 }
 
 // sequence checks n as a list of elem.
@@ -242,22 +299,33 @@ func (w *walker) stringMap(n *yaml.Node, path string) {
 		w.fail(n, path, "must be a mapping")
 		return
 	}
+	if len(n.Content)/2 > LimitHeaders {
+		// Not decoded: the decoder's time grows with the square of the
+		// number of keys.
+		w.fail(n, path, "must have at most %d entries", LimitHeaders)
+		n.Content = nil
+		return
+	}
 	seen := map[string]int{}
+	var dropped []int
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode || isMergeKey(k) {
-			w.fail(k, path, "keys must be plain names")
+			w.note(k, path, "keys must be plain names")
+			dropped = append(dropped, i)
 			continue
 		}
 		child := joinPath(path, k.Value)
 		if first, dup := seen[k.Value]; dup {
 			w.fail(k, child, "duplicate key (first at line %d)", first)
+			dropped = append(dropped, i)
 			continue
 		}
 		seen[k.Value] = k.Line
 		w.src.setLine(child, k.Line)
 		w.value(v, reflect.TypeFor[string](), child)
 	}
+	dropPairs(n, dropped)
 }
 
 // scalar checks n as a single value of the given kind.
