@@ -28,7 +28,7 @@ func TestServerClosingAfterEveryResponse(t *testing.T) {
 		w.(http.Flusher).Flush()
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
-			conn.Close()
+			_ = conn.Close()
 		}
 	}))
 	defer srv.Close()
