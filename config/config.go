@@ -115,6 +115,9 @@ type Workload struct {
 	IgnoreEOS bool `yaml:"ignore_eos"`
 	// Seed makes the workload's random draws reproducible; 0 picks a random seed.
 	Seed int64 `yaml:"seed"`
+	// Conversation, when set, makes every request a turn of a multi-turn
+	// conversation; nil means single-turn requests.
+	Conversation *Conversation `yaml:"conversation"`
 }
 
 // Distribution is a token count: either a fixed number (YAML scalar "128") or
@@ -129,11 +132,22 @@ type Distribution struct {
 
 // Schedule says when requests are sent.
 type Schedule struct {
-	// Strategy is the load strategy. Default "constant".
+	// Strategy is the load strategy: synchronous, concurrent, throughput,
+	// constant, poisson or trace. Default "constant".
 	Strategy string `yaml:"strategy"`
-	// Rate is the request rate in requests per second for open-loop strategies.
-	// Default 0.2 (one request every 5 s): a good guest sends little unless told otherwise.
+	// Rate is the request rate in requests per second of the constant and
+	// poisson strategies. Default 0.2 (one request every 5 s): a good guest
+	// sends little unless told otherwise.
 	Rate float64 `yaml:"rate"`
+	// Streams is the number of streams of the concurrent strategy; required by it.
+	Streams int `yaml:"streams"`
+	// Rampup spreads the start: the constant rate rises linearly from 0 over
+	// it; the concurrent streams start evenly spread over it. Default 0.
+	Rampup time.Duration `yaml:"rampup"`
+	// Seed makes the poisson arrivals reproducible; 0 picks a random seed.
+	Seed int64 `yaml:"seed"`
+	// Trace is the trace the trace strategy replays.
+	Trace Trace `yaml:"trace"`
 	// MaxConcurrency caps requests in flight; a due request waits for a slot and
 	// the wait is its dispatch delay. Default 4.
 	MaxConcurrency int `yaml:"max_concurrency"`

@@ -116,6 +116,9 @@ func (r *Readiness) applyDefaults(path string, set func(string) bool) {
 func (w *Workload) applyDefaults(api, path string, set func(string) bool) {
 	w.PromptTokens.applyDefaults(DefaultPromptTokens, path+".prompt_tokens", set)
 	w.OutputTokens.applyDefaults(DefaultOutputTokens, path+".output_tokens", set)
+	if w.Conversation != nil {
+		w.Conversation.applyDefaults(path+".conversation", set)
+	}
 	if len(w.MaxTokensFields) == 0 && !set(path+".max_tokens_fields") {
 		if api == APICompletions {
 			w.MaxTokensFields = []string{FieldMaxTokens}
@@ -130,8 +133,11 @@ func (s *Schedule) applyDefaults(path string, set func(string) bool) {
 	if s.Strategy == "" {
 		s.Strategy = StrategyConstant
 	}
-	if s.Rate == 0 && !set(path+".rate") {
+	if s.Rate == 0 && !set(path+".rate") && usesRate(s.Strategy) {
 		s.Rate = DefaultRate
+	}
+	if s.Strategy == StrategyTrace {
+		s.Trace.applyDefaults(path+".trace", set)
 	}
 	if s.MaxConcurrency == 0 && !set(path+".max_concurrency") {
 		s.MaxConcurrency = DefaultMaxConcurrency

@@ -60,6 +60,28 @@ type EnvTarget struct {
 	MaxConcurrency int `env:"LLMPROBER_MAX_CONCURRENCY" config:"schedule.max_concurrency"`
 	// MaxQueue is Schedule.MaxQueue.
 	MaxQueue int `env:"LLMPROBER_MAX_QUEUE" config:"schedule.max_queue"`
+	// Strategy is Schedule.Strategy.
+	Strategy string `env:"LLMPROBER_STRATEGY" config:"schedule.strategy"`
+	// Streams is Schedule.Streams.
+	Streams int `env:"LLMPROBER_STREAMS" config:"schedule.streams"`
+	// Rampup is Schedule.Rampup, a Go duration.
+	Rampup time.Duration `env:"LLMPROBER_RAMPUP" config:"schedule.rampup"`
+	// ScheduleSeed is Schedule.Seed.
+	ScheduleSeed int64 `env:"LLMPROBER_SCHEDULE_SEED" config:"schedule.seed"`
+	// TraceFile is Trace.File.
+	TraceFile string `env:"LLMPROBER_TRACE_FILE" config:"schedule.trace.file"`
+	// TraceFormat is Trace.Format.
+	TraceFormat string `env:"LLMPROBER_TRACE_FORMAT" config:"schedule.trace.format"`
+	// TraceTimeScale is Trace.TimeScale.
+	TraceTimeScale float64 `env:"LLMPROBER_TRACE_TIME_SCALE" config:"schedule.trace.time_scale"`
+	// TraceLoop is Trace.Loop.
+	TraceLoop bool `env:"LLMPROBER_TRACE_LOOP" config:"schedule.trace.loop"`
+	// Turns is Conversation.Turns; setting it or the next two makes conversations.
+	Turns int `env:"LLMPROBER_TURNS" config:"workload.conversation.turns"`
+	// ThinkTime is Conversation.ThinkTime, a Go duration.
+	ThinkTime time.Duration `env:"LLMPROBER_THINK_TIME" config:"workload.conversation.think_time"`
+	// History is Conversation.History.
+	History string `env:"LLMPROBER_HISTORY" config:"workload.conversation.history"`
 	// PromptTokens is a fixed Workload.PromptTokens, in tokens.
 	PromptTokens int `env:"LLMPROBER_PROMPT_TOKENS" config:"workload.prompt_tokens"`
 	// OutputTokens is a fixed Workload.OutputTokens, in tokens.

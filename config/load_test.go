@@ -55,7 +55,7 @@ func TestLoadFull(t *testing.T) {
 					IgnoreEOS:       true,
 					Seed:            42,
 				},
-				Schedule: Schedule{Strategy: "constant", Rate: 2, MaxConcurrency: 8, MaxQueue: ptr(0)},
+				Schedule: Schedule{Strategy: "constant", Rate: 2, Rampup: 30 * time.Second, MaxConcurrency: 8, MaxQueue: ptr(0)},
 			},
 			{
 				// Everything but name, base_url, model, auth and the output
@@ -77,6 +77,8 @@ func TestLoadFull(t *testing.T) {
 				},
 				Schedule: Schedule{Strategy: "constant", Rate: 0.2, MaxConcurrency: 4, MaxQueue: ptr(4)},
 			},
+			fullChatTurns,
+			fullReplay,
 		},
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
@@ -176,7 +178,38 @@ func TestLoadInvalid(t *testing.T) {
 			`invalid-readiness-durations.yml:7: targets[0].readiness.interval: must be > 0`,
 			`invalid-readiness-durations.yml:8: targets[0].readiness.startup_timeout: must be > 0`,
 		}},
-		{"invalid-strategy.yml", []string{`invalid-strategy.yml:6: targets[0].schedule.strategy: unknown strategy "poisson" (supported: constant)`}},
+		{"invalid-strategy.yml", []string{`invalid-strategy.yml:6: targets[0].schedule.strategy: unknown strategy "bursty" (supported: synchronous, concurrent, throughput, constant, poisson, trace)`}},
+		{"invalid-strategy-fields.yml", []string{
+			`invalid-strategy-fields.yml:7: targets[0].schedule.rate: is not used by strategy synchronous`,
+			`invalid-strategy-fields.yml:8: targets[0].schedule.streams: is not used by strategy synchronous`,
+			`invalid-strategy-fields.yml:9: targets[0].schedule.rampup: is not used by strategy synchronous`,
+			`invalid-strategy-fields.yml:10: targets[0].schedule.seed: is not used by strategy synchronous`,
+			`invalid-strategy-fields.yml:11: targets[0].schedule.trace.file: is not used by strategy synchronous`,
+		}},
+		{"invalid-poisson-rate.yml", []string{`invalid-poisson-rate.yml:7: targets[0].schedule.rate: must be > 0`}},
+		{"invalid-concurrent-streams.yml", []string{
+			// Streams is not written: the schedule's line is given.
+			`invalid-concurrent-streams.yml:5: targets[0].schedule.streams: required by strategy concurrent: the number of streams, >= 1`,
+			// 10 streams > 2 slots + 3 queued.
+			`invalid-concurrent-streams.yml:12: targets[1].schedule.streams: must be at most max_concurrency + max_queue (5): each stream's request needs a slot or a place in the queue`,
+			`invalid-concurrent-streams.yml:13: targets[1].schedule.rampup: must be >= 0`,
+		}},
+		{"invalid-trace-settings.yml", []string{
+			`invalid-trace-settings.yml:7: targets[0].schedule.trace.file: required by strategy trace`,
+			`invalid-trace-settings.yml:8: targets[0].schedule.trace.format: unknown format "parquet" (supported: jsonl, azure_csv)`,
+			`invalid-trace-settings.yml:9: targets[0].schedule.trace.time_scale: must be > 0`,
+		}},
+		{"invalid-conversation.yml", []string{
+			`invalid-conversation.yml:7: targets[0].workload.conversation.turns: must be from 1 to 1000`,
+			`invalid-conversation.yml:8: targets[0].workload.conversation.think_time: must be >= 0`,
+			`invalid-conversation.yml:9: targets[0].workload.conversation.history: unknown history "everything" (supported: full, last_turn, new_prompt)`,
+			`invalid-conversation.yml:10: targets[0].workload.conversation.prompt_tokens.mean: must be > 0`,
+			`invalid-conversation.yml:15: targets[1].workload.conversation.turns: required: the number of turns, from 1 to 1000`,
+		}},
+		{"invalid-conversation-trace.yml", []string{
+			`invalid-conversation-trace.yml:6: targets[0].workload.prompt_tokens: is not used by strategy trace: the trace gives each request's token counts`,
+			`invalid-conversation-trace.yml:7: targets[0].workload.conversation: cannot be used with strategy trace: the trace's conversation_id and turn make conversations`,
+		}},
 		{"invalid-rate-zero.yml", []string{`invalid-rate-zero.yml:6: targets[0].schedule.rate: must be > 0`}},
 		{"invalid-rate-infinite.yml", []string{`invalid-rate-infinite.yml:6: targets[0].schedule.rate: must be a finite number`}},
 		{"invalid-rate-type.yml", []string{`invalid-rate-type.yml:6: targets[0].schedule.rate: must be a number`}},

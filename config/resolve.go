@@ -103,7 +103,14 @@ func (e Env) config() *Config {
 		TLS:       TLS{CAFile: et.TLSCAFile, InsecureSkipVerify: et.TLSInsecureSkipVerify},
 		Readiness: Readiness{Path: et.ReadinessPath},
 		Workload:  Workload{IgnoreEOS: et.IgnoreEOS},
-		Schedule:  Schedule{Rate: et.Rate, MaxConcurrency: et.MaxConcurrency},
+		Schedule: Schedule{Rate: et.Rate, MaxConcurrency: et.MaxConcurrency, Strategy: et.Strategy,
+			Streams: et.Streams, Rampup: et.Rampup, Seed: et.ScheduleSeed,
+			Trace: Trace{File: et.TraceFile, Format: et.TraceFormat, TimeScale: et.TraceTimeScale, Loop: et.TraceLoop}},
+	}
+	if src.set[path+".workload.conversation.turns"] || src.set[path+".workload.conversation.think_time"] ||
+		src.set[path+".workload.conversation.history"] {
+		target.Workload.Conversation = &Conversation{Turns: et.Turns, ThinkTime: et.ThinkTime, History: et.History}
+		src.labels[path+".workload.conversation"] = vars["Turns"]
 	}
 	if src.set[path+".stream"] {
 		target.Stream = &et.Stream

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"math"
 	"net"
 	"net/textproto"
 	"net/url"
@@ -107,6 +106,7 @@ func (t *Target) validate(col *collector, path string) {
 	t.TLS.validate(col, path+".tls")
 	t.Readiness.validate(col, path+".readiness")
 	t.Workload.validate(col, path+".workload")
+	t.Workload.validateForStrategy(col, path+".workload", t.Schedule.Strategy)
 	t.Schedule.validate(col, path+".schedule")
 }
 
@@ -248,17 +248,7 @@ func (w *Workload) validate(col *collector, path string) {
 
 // validate records the schedule's problems.
 func (s *Schedule) validate(col *collector, path string) {
-	if s.Strategy != StrategyConstant {
-		col.add(path+".strategy", "unknown strategy %q (supported: %s)", s.Strategy, StrategyConstant)
-	}
-	switch {
-	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
-		col.add(path+".rate", "must be a finite number")
-	case s.Rate > LimitRate:
-		col.add(path+".rate", "must be at most %d requests per second", LimitRate)
-	default:
-		positive(col, path+".rate", s.Rate)
-	}
+	s.validateStrategy(col, path)
 	switch {
 	case s.MaxConcurrency < 1:
 		col.add(path+".max_concurrency", "must be >= 1")

@@ -123,6 +123,7 @@ func feedFixtures(o *Observer) {
 	o.Dropped("beta", probe.DropShutdown)
 	o.Started("beta")
 	o.Finished(betaOK())
+	feedTurnFixtures(o)
 }
 
 // noEnv is a Getenv that finds nothing.

@@ -97,6 +97,10 @@ var histogramSpecs = []spec{
 	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds},
 	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds},
 	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds},
+	{InstrumentTurnPredecessorDelay, "s", "Turn predecessor delay: the part of the dispatch delay spent waiting for the previous turn of the conversation, still running after the targeted start; 0 without one. Requests with an arrival schedule.", dispatchBounds},
+	{InstrumentTurnSchedulingDelay, "s", "Turn scheduling delay: dispatch delay minus turn predecessor delay (think time past the target, queueing). Requests with an arrival schedule.", dispatchBounds},
+	{InstrumentThinkTime, "s", "Think time applied between the end of a turn and the start of the next, per later turn of a conversation.", thinkBounds},
+	{InstrumentGenerationDelay, "s", "Generation delay: time the workload took to produce a conversation and its requests, once per conversation (a single-turn request is a conversation of one turn).", generationBounds},
 }
 
 // Specs of the counters and gauges.
@@ -150,6 +154,7 @@ type instruments struct {
 	ttft, ttfot, itl, tpot          metric.Float64Histogram
 	dispatchDelay, scheduledLatency metric.Float64Histogram
 	phase                           metric.Float64Histogram
+	turns                           turnInstruments
 	requests, scheduled, dropped    metric.Int64Counter
 	inFlight                        metric.Int64UpDownCounter
 	targetState, targetInfo         metric.Int64ObservableGauge
@@ -216,6 +221,7 @@ func newInstruments(meter metric.Meter, extra map[string][]float64) (*instrument
 		dispatchDelay:    b.floatHistogram(InstrumentDispatchDelay),
 		scheduledLatency: b.floatHistogram(InstrumentScheduledLatency),
 		phase:            b.floatHistogram(InstrumentHTTPPhaseDuration),
+		turns:            b.turnInstruments(),
 		requests:         b.counter(specRequests),
 		scheduled:        b.counter(specScheduled),
 		dropped:          b.counter(specDropped),

@@ -237,10 +237,12 @@ func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.
 }
 
 // recordLatencies records the reference's per-request quantities: dispatch
-// delay for any outcome, the others for successful requests, each where defined.
+// delay and its split into turn predecessor and turn scheduling delay for any
+// outcome, the others for successful requests, each where defined.
 func (o *Observer) recordLatencies(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.DispatchDelay()
 	record(ctx, o.inst.dispatchDelay, d, ok, a.target)
+	o.recordTurnDelays(ctx, a, rec)
 	if rec.Outcome != probe.Successful {
 		return
 	}

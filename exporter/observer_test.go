@@ -40,6 +40,8 @@ func recordEverything(o *Observer, name string) {
 	rec.Target = name
 	o.Started(name)
 	o.Finished(rec)
+	o.GenerationDelay(name, time.Millisecond)
+	o.ThinkTime(name, time.Second)
 }
 
 func TestCardinality(t *testing.T) {
@@ -77,6 +79,10 @@ func TestCardinality(t *testing.T) {
 		"llmprober_target_state":                                n * s, // 10 × 3 = 30
 		"llmprober_target_startup_wait_seconds":                 n,
 		"llmprober_target_info":                                 n,
+		"llmprober_turn_predecessor_delay_seconds":              n,
+		"llmprober_turn_scheduling_delay_seconds":               n,
+		"llmprober_think_time_seconds":                          n,
+		"llmprober_generation_delay_seconds":                    n,
 	}
 	got := map[string]int{}
 	for _, mf := range ownFamilies(gather(t, m)) {

@@ -241,6 +241,7 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentTTFT, InstrumentTTFOT, InstrumentITL, InstrumentTPOT, InstrumentDispatchDelay,
 		InstrumentScheduledLatency, InstrumentHTTPPhaseDuration, InstrumentRequests, InstrumentProbesScheduled,
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
+		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 	}
 	var got []string
 	for n := range byName {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -22,12 +23,19 @@ type ProberConfig struct {
 	Backend Backend
 	// Observer is told everything the prober does; default none.
 	Observer Observer
+	// Scheduler is told the generation delay of each conversation and the
+	// think time of each later turn; default Observer, when it implements
+	// SchedulerObserver (an Observers list passes the calls on to those of its
+	// members that do).
+	Scheduler SchedulerObserver
 	// Clock is the one clock of this prober; default clock.Real().
 	Clock clock.Clock
 	// MaxConcurrency caps requests in flight; default 1.
 	MaxConcurrency int
-	// MaxQueue bounds the due requests waiting for a slot; beyond it a due
-	// request is dropped. 0 means a request that finds no free slot is dropped.
+	// MaxQueue bounds the due requests waiting for a concurrency slot; beyond
+	// it a due request is dropped. 0 means a request that finds no free slot
+	// is dropped. A later turn waiting for its predecessor or its think time
+	// holds no slot and is not counted: it joins the queue when it is ready.
 	MaxQueue int
 	// Gate is the start-up readiness gate; nil means probing starts at once.
 	Gate *Gate
@@ -36,16 +44,32 @@ type ProberConfig struct {
 }
 
 // Prober sends one target's scheduled requests until its context ends.
+//
+// For each slot the strategy decides, the prober asks the workload for a
+// request. A request that begins a conversation (every single-turn request)
+// is sent at its slot time if a concurrency slot is free, waits in the
+// bounded backlog otherwise, and is dropped when the backlog is full. A later
+// turn of a conversation is first held, without a concurrency slot, until
+// its predecessor has ended and then for its think time; then it goes the
+// same way. Its targeted start stays its slot time (moved with the prior turn
+// under trace replay), so the wait for a predecessor still running after the
+// target is its turn predecessor delay, and any further wait (think time past
+// the target, the backlog) its turn scheduling delay; the two sum to its
+// dispatch delay.
 type Prober struct {
 	cfg   ProberConfig
 	slots chan struct{}
 
-	mu      sync.Mutex // guards strategy, queued
+	mu      sync.Mutex // guards strategy, queued, convs
 	queued  int
+	convs   map[string]*link // the latest turn of each open conversation
 	wake    chan struct{}
 	started time.Time
 	wg      sync.WaitGroup
 }
+
+// streamer is a strategy with a bounded number of outstanding requests.
+type streamer interface{ Streams() int }
 
 // NewProber checks cfg and fills its defaults.
 func NewProber(cfg ProberConfig) (*Prober, error) {
@@ -55,17 +79,28 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 	if cfg.Observer == nil {
 		cfg.Observer = Observers(nil)
 	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = noScheduler{}
+		if s, ok := cfg.Observer.(SchedulerObserver); ok {
+			cfg.Scheduler = s
+		}
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()
 	}
 	cfg.MaxConcurrency = max(cfg.MaxConcurrency, 1)
 	cfg.MaxQueue = max(cfg.MaxQueue, 0)
+	if s, ok := cfg.Strategy.(streamer); ok && s.Streams() > cfg.MaxConcurrency+cfg.MaxQueue {
+		return nil, fmt.Errorf("strategy %s keeps %d requests outstanding, more than max concurrency %d plus max queue %d",
+			cfg.Strategy.Name(), s.Streams(), cfg.MaxConcurrency, cfg.MaxQueue)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Prober{
 		cfg:   cfg,
 		slots: make(chan struct{}, cfg.MaxConcurrency),
+		convs: map[string]*link{},
 		wake:  make(chan struct{}, 1),
 	}, nil
 }
@@ -88,8 +123,14 @@ func (p *Prober) Run(ctx context.Context) error {
 	return err
 }
 
-// loop asks the strategy for each request in turn and dispatches it when due.
+// loop asks the strategy for each request in turn and issues it when due.
+// A closed-loop strategy is asked again whenever a request ends while the
+// prober waits, since a freed stream may be due before the awaited slot.
 func (p *Prober) loop(ctx context.Context) error {
+	var interrupt <-chan struct{}
+	if !p.cfg.Strategy.HasSchedule() {
+		interrupt = p.wake
+	}
 	for n := uint64(0); ; {
 		p.mu.Lock()
 		d := p.cfg.Strategy.Next(n)
@@ -105,99 +146,45 @@ func (p *Prober) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		target := p.started.Add(d.At)
-		if err := p.sleepUntil(ctx, target); err != nil {
+		slot := p.started.Add(d.At)
+		woken, err := p.sleepUntil(ctx, slot, interrupt)
+		if err != nil {
 			return err
 		}
-		p.dispatch(ctx, n, target)
+		if woken {
+			continue
+		}
+		p.mu.Lock()
+		p.cfg.Strategy.Issue(n, d)
+		p.mu.Unlock()
+		p.issue(ctx, n, d, slot)
 		n++
 	}
 }
 
-// sleepUntil waits on the clock until t, or until ctx ends.
-func (p *Prober) sleepUntil(ctx context.Context, t time.Time) error {
+// sleepUntil waits on the clock until t, or until ctx ends (its error), or
+// until interrupt delivers (woken).
+func (p *Prober) sleepUntil(ctx context.Context, t time.Time, interrupt <-chan struct{}) (woken bool, err error) {
 	wait := t.Sub(p.cfg.Clock.Now())
 	if wait <= 0 {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	timer := p.cfg.Clock.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
+	case <-interrupt:
+		return true, nil
 	case <-timer.C():
-		return nil
+		return false, nil
 	}
 }
 
-// dispatch sends request n now if a slot is free, queues it if the backlog
-// has room, and drops it otherwise.
-func (p *Prober) dispatch(ctx context.Context, n uint64, target time.Time) {
-	p.cfg.Observer.Scheduled(p.cfg.Target)
-	req := p.cfg.Workload.Request(n)
-	req.Seq = n
-	if p.cfg.Strategy.HasSchedule() {
-		req.TargetedStart = target
-	}
-	select {
-	case p.slots <- struct{}{}:
-		p.wg.Add(1)
-		go p.send(ctx, req)
-		return
-	default:
-	}
-	p.mu.Lock()
-	if p.queued >= p.cfg.MaxQueue {
-		p.mu.Unlock()
-		p.cfg.Observer.Dropped(p.cfg.Target, DropQueueFull)
-		return
-	}
-	p.queued++
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go p.await(ctx, req)
-}
-
-// await holds a queued request until a slot frees up, then sends it.
-func (p *Prober) await(ctx context.Context, req *Request) {
-	select {
-	case p.slots <- struct{}{}:
-		p.dequeue()
-		p.send(ctx, req)
-	case <-ctx.Done():
-		p.dequeue()
-		p.cfg.Observer.Dropped(p.cfg.Target, DropShutdown)
-		p.wg.Done()
-	}
-}
-
-func (p *Prober) dequeue() {
-	p.mu.Lock()
-	p.queued--
-	p.mu.Unlock()
-}
-
-// send performs one request in the slot it holds, records it, and frees the slot.
-func (p *Prober) send(ctx context.Context, req *Request) {
-	defer p.wg.Done()
-	p.cfg.Observer.Started(p.cfg.Target)
-	rec := p.cfg.Backend.Do(ctx, req)
-	rec.Target = p.cfg.Target
-	rec.Seq = req.Seq
-	rec.TargetedStart = req.TargetedStart
-	rec.PredecessorDone = req.PredecessorDone
-	rec.ConversationID, rec.Turn = req.ConversationID, req.Turn
-	<-p.slots
-	p.mu.Lock()
-	p.cfg.Strategy.Completed(rec, rec.End.Sub(p.started))
-	p.mu.Unlock()
+// signal wakes the loop after a request ended or was dropped.
+func (p *Prober) signal() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
 	}
-	if rec.Outcome == Errored {
-		p.cfg.Logger.Debug("request errored", "target", p.cfg.Target, "seq", rec.Seq,
-			"error_type", rec.ErrorType, "error", rec.Error)
-	}
-	p.cfg.Observer.Finished(rec)
 }

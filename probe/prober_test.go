@@ -99,7 +99,7 @@ func startProber(t *testing.T, cfg ProberConfig) (cancel func() error) {
 func TestConstantSchedulesOnAbsoluteTimeline(t *testing.T) {
 	clk := clock.NewFake(t0)
 	ev := newEvents()
-	strategy, _ := NewConstant(4) // one request every 1/4 s = 250 ms
+	strategy, _ := NewConstant(4, 0) // one request every 1/4 s = 250 ms
 	stop := startProber(t, ProberConfig{
 		Target: "t", Strategy: strategy, Workload: NewSynthetic(Fixed(8), Fixed(4), 1),
 		Backend: &fakeBackend{clk: clk}, Observer: ev, Clock: clk, MaxConcurrency: 2,
@@ -136,7 +136,7 @@ func TestQueueFullDropsAndQueuedWaitIsDispatchDelay(t *testing.T) {
 	clk := clock.NewFake(t0)
 	ev := newEvents()
 	be := &fakeBackend{clk: clk, hold: true, release: make(chan struct{})}
-	strategy, _ := NewConstant(10) // every 100 ms
+	strategy, _ := NewConstant(10, 0) // every 100 ms
 	stop := startProber(t, ProberConfig{
 		Target: "t", Strategy: strategy, Workload: NewSynthetic(Fixed(8), Fixed(4), 1),
 		Backend: be, Observer: ev, Clock: clk, MaxConcurrency: 1, MaxQueue: 1,
@@ -174,7 +174,7 @@ func TestShutdownDropsQueuedRequests(t *testing.T) {
 	clk := clock.NewFake(t0)
 	ev := newEvents()
 	be := &fakeBackend{clk: clk, hold: true, release: make(chan struct{})}
-	strategy, _ := NewConstant(10)
+	strategy, _ := NewConstant(10, 0)
 	stop := startProber(t, ProberConfig{
 		Target: "t", Strategy: strategy, Workload: NewSynthetic(Fixed(8), Fixed(4), 1),
 		Backend: be, Observer: ev, Clock: clk, MaxConcurrency: 1, MaxQueue: 5,
@@ -207,7 +207,7 @@ func TestGateReportsWaitingFailedReady(t *testing.T) {
 			return nil
 		},
 	}
-	strategy, _ := NewConstant(1)
+	strategy, _ := NewConstant(1, 0)
 	stop := startProber(t, ProberConfig{
 		Target: "t", Strategy: strategy, Workload: NewSynthetic(Fixed(8), Fixed(4), 1),
 		Backend: &fakeBackend{clk: clk}, Observer: ev, Clock: clk, Gate: gate,

@@ -22,41 +22,77 @@ const (
 // Decision is a strategy's answer to "when is the next request due?".
 type Decision struct {
 	Kind DecisionKind
-	// At is the targeted start of the next request, as an offset from the
-	// run's start; meaningful only when Kind is Due.
+	// At is the slot time of the next request, as an offset from the run's
+	// start; meaningful only when Kind is Due. Under a strategy with an
+	// arrival schedule it becomes the request's targeted start.
 	At time.Duration
+	// Stream is the closed-loop stream the request belongs to, from 0; always
+	// 0 under open-loop strategies. A conversation workload keeps one
+	// conversation going per stream.
+	Stream int
+	// Unscheduled marks a request without an arrival time of its own (a trace
+	// row without a timestamp): it is sent at once and gets no targeted start,
+	// so none of the dispatch-delay quantities are defined for it.
+	Unscheduled bool
 }
 
-// Strategy decides when each request of a target is due. Open-loop strategies
-// (constant, and later Poisson and trace replay) answer from the absolute
-// schedule alone; closed-loop strategies also use the completion feedback.
-// The prober serialises all calls.
+// Strategy decides when each request of a target is due. Open-loop
+// strategies (constant, Poisson, trace replay) answer from the absolute
+// schedule alone, as pure functions of n; closed-loop strategies
+// (synchronous, concurrent, throughput) also use the completion feedback.
+// The prober serialises all calls, so implementations need no locking.
 type Strategy interface {
 	// Name is the strategy's configuration name.
 	Name() string
 	// HasSchedule reports whether the strategy defines an arrival schedule, so
 	// that dispatch delay and scheduled latency are defined for its requests.
+	// Strategies without one are closed-loop: the prober asks them again
+	// whenever a request ends.
 	HasSchedule() bool
-	// Next returns the decision for request n (0-based, n requests already issued).
+	// Next returns the decision for request n (0-based, n requests already
+	// issued). It may be asked more than once for the same n, and must not
+	// change what the strategy has decided before: only Issue commits.
 	Next(n uint64) Decision
-	// Completed tells the strategy that a request ended, at offset `at` from the run's start.
-	Completed(rec *Record, at time.Duration)
+	// Issue tells the strategy that request n was issued as d, the last
+	// answer of Next(n).
+	Issue(n uint64, d Decision)
+	// Completed tells the strategy that request n ended, at offset at from
+	// the run's start; rec is nil when the request was dropped unsent.
+	Completed(n uint64, rec *Record, at time.Duration)
 }
 
-// Constant is the constant-rate open-loop strategy: request n is due at n/Rate
-// seconds after the run's start, on an absolute schedule, so lateness never
-// accumulates into drift.
+// Constant is the constant-rate open-loop strategy on an absolute schedule,
+// so lateness never accumulates into drift. Without a rampup, request n is
+// due at n/Rate seconds after the run's start. With a rampup of R seconds
+// the rate grows linearly from 0 to Rate over the first R seconds, so that
+// the expected number of requests sent by time t is Rate·t²/(2R) for t ≤ R:
+// request n is due at √(2·R·n/Rate) while n ≤ Rate·R/2, and at n/Rate + R/2
+// afterwards (the plain schedule shifted by R/2).
 type Constant struct {
-	// Rate is in requests per second; > 0.
+	// Rate is in requests per second; > 0 and finite.
 	Rate float64
+	// Rampup is the time over which the rate rises from 0 to Rate; ≥ 0.
+	Rampup time.Duration
 }
 
-// NewConstant returns a constant-rate strategy; rate must be positive and finite.
-func NewConstant(rate float64) (*Constant, error) {
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		return nil, fmt.Errorf("rate must be a positive number of requests per second, got %v", rate)
+// NewConstant returns a constant-rate strategy; rate must be positive and
+// finite, rampup not negative.
+func NewConstant(rate float64, rampup time.Duration) (*Constant, error) {
+	if err := checkRate(rate); err != nil {
+		return nil, err
 	}
-	return &Constant{Rate: rate}, nil
+	if rampup < 0 {
+		return nil, fmt.Errorf("rampup must not be negative, got %v", rampup)
+	}
+	return &Constant{Rate: rate, Rampup: rampup}, nil
+}
+
+// checkRate accepts a positive, finite rate.
+func checkRate(rate float64) error {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return fmt.Errorf("rate must be a positive number of requests per second, got %v", rate)
+	}
+	return nil
 }
 
 // Name implements Strategy.
@@ -65,13 +101,20 @@ func (*Constant) Name() string { return "constant" }
 // HasSchedule implements Strategy: constant rate defines an arrival schedule.
 func (*Constant) HasSchedule() bool { return true }
 
-// Next implements Strategy: request n is due at n/Rate seconds.
+// Next implements Strategy: see Constant for the schedule.
 func (c *Constant) Next(n uint64) Decision {
-	return Decision{Kind: Due, At: offset(float64(n) / c.Rate)}
+	x, r, ramp := float64(n), c.Rate, c.Rampup.Seconds()
+	if ramp > 0 && x <= r*ramp/2 {
+		return Decision{Kind: Due, At: offset(math.Sqrt(2 * ramp * x / r))}
+	}
+	return Decision{Kind: Due, At: offset(x/r + ramp/2)}
 }
 
+// Issue implements Strategy; an open-loop strategy keeps no state.
+func (*Constant) Issue(uint64, Decision) {}
+
 // Completed implements Strategy; an open-loop strategy ignores completions.
-func (*Constant) Completed(*Record, time.Duration) {}
+func (*Constant) Completed(uint64, *Record, time.Duration) {}
 
 // offset converts seconds to a Duration, rounding to the nanosecond and
 // saturating instead of overflowing.

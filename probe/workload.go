@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Sampler draws a token count (≥ 1) from a distribution.
@@ -15,9 +16,35 @@ func Fixed(n int) Sampler { return func(*rand.Rand) int { return n } }
 
 // Workload makes the requests of one target.
 type Workload interface {
-	// Request returns request n's content (Seq, messages, token counts); the
-	// prober fills in the timing fields.
-	Request(n uint64) *Request
+	// Turn returns request n's content (messages, token counts) and its place
+	// in a conversation; stream is the strategy's stream of the request
+	// (Decision.Stream). The prober fills in Seq and the timing fields. The
+	// prober calls Turn from one goroutine at a time, in order of n.
+	Turn(n uint64, stream int) Turn
+}
+
+// Turn is one request of a workload with its place in a conversation.
+// Single-turn requests are conversations of one turn: First and Last, no
+// conversation id.
+type Turn struct {
+	// Request is the request to send.
+	Request *Request
+	// First reports that the request begins a conversation; the time the
+	// workload took to make it is then the conversation's generation delay.
+	First bool
+	// Last reports that no later turn of the conversation follows.
+	Last bool
+	// Think is the think time: a later turn is not sent before its
+	// predecessor ended plus Think. 0 for a first turn.
+	Think time.Duration
+	// Relative moves the targeted start with the prior turn (trace replay):
+	// it becomes the prior turn's request start plus the gap between the two
+	// slot times, when that is later than the request's own slot time.
+	Relative bool
+	// Prepare, when set, is called once the conversation's previous turn has
+	// ended and before this turn is sent, with the previous turn's record (nil
+	// when it was dropped unsent); it completes Request (the history).
+	Prepare func(prev *Record)
 }
 
 // Synthetic is a workload of single-turn synthetic prompts. Each prompt begins
@@ -34,34 +61,63 @@ type Synthetic struct {
 // NewSynthetic returns a synthetic workload drawing prompt and output lengths
 // in tokens from the two samplers, seeded with seed.
 func NewSynthetic(prompt, output Sampler, seed uint64) *Synthetic {
-	return &Synthetic{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), prompt: prompt, output: output}
+	return &Synthetic{rng: newRand(seed), prompt: prompt, output: output}
 }
 
 // prefixWords is the length of the unique prefix, counted as prompt words.
 const prefixWords = 2
 
-// Request implements Workload.
+// Request returns request n: a prompt of the drawn length and the drawn
+// output length.
 func (s *Synthetic) Request(n uint64) *Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	promptTokens := max(s.prompt(s.rng), prefixWords+1)
+	return &Request{
+		Seq:             n,
+		Messages:        []Message{{Role: "user", Content: promptText(s.rng, promptTokens)}},
+		PromptTokens:    promptTokens,
+		MaxOutputTokens: max(s.output(s.rng), 1),
+	}
+}
+
+// Turn implements Workload: every request is a conversation of one turn.
+func (s *Synthetic) Turn(n uint64, _ int) Turn {
+	return Turn{Request: s.Request(n), First: true, Last: true}
+}
+
+// promptText returns a prompt of about tokens tokens (at least prefixWords
+// + 1): "probe", a unique random hex id, then common words.
+func promptText(rng *rand.Rand, tokens int) string {
 	var id [8]byte
 	for i := range id {
-		id[i] = byte(s.rng.UintN(256))
+		id[i] = byte(rng.UintN(256))
 	}
 	var b strings.Builder
 	b.WriteString("probe ")
 	b.WriteString(hex.EncodeToString(id[:]))
-	for i := prefixWords; i < promptTokens; i++ {
+	for i := prefixWords; i < tokens; i++ {
 		b.WriteByte(' ')
-		b.WriteString(words[s.rng.IntN(len(words))])
+		b.WriteString(words[rng.IntN(len(words))])
 	}
-	return &Request{
-		Seq:             n,
-		Messages:        []Message{{Role: "user", Content: b.String()}},
-		PromptTokens:    promptTokens,
-		MaxOutputTokens: max(s.output(s.rng), 1),
+	return b.String()
+}
+
+// wordsText returns n common words separated by spaces (n ≥ 0).
+func wordsText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[rng.IntN(len(words))])
 	}
+	return b.String()
+}
+
+// newRand returns the package's seeded generator.
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
 // words are short, common English words that most tokenizers encode as one token each.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -56,17 +55,13 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
-	strategy, err := probe.NewConstant(t.Schedule.Rate)
+	strategy, workload, err := newSchedule(t)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
-	seed := uint64(t.Workload.Seed)
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
 	p, err := probe.NewProber(probe.ProberConfig{
 		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
-		Workload:       probe.NewSynthetic(t.Workload.PromptTokens.Sample, t.Workload.OutputTokens.Sample, seed),
+		Workload:       workload,
 		MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
 		Gate: newGate(t, client, header, func(err error) { logs.readinessFailed(t.Name, err) }),
 	})

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe"
+)
+
+// newSchedule builds the strategy and the workload of t: synthetic requests,
+// conversations, or the rows of a replayed trace. A seed of 0 in the
+// configuration picks a random one.
+func newSchedule(t *config.Target) (probe.Strategy, probe.Workload, error) {
+	s := &t.Schedule
+	seed := seedOr(t.Workload.Seed)
+	if s.Strategy == config.StrategyTrace {
+		return newReplay(&s.Trace, seed)
+	}
+	strategy, err := newStrategy(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	workload, err := newWorkload(&t.Workload, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return strategy, workload, nil
+}
+
+// newStrategy builds every strategy but trace replay.
+func newStrategy(s *config.Schedule) (probe.Strategy, error) {
+	switch s.Strategy {
+	case config.StrategySynchronous:
+		return probe.NewSynchronous(), nil
+	case config.StrategyConcurrent:
+		return probe.NewConcurrent(s.Streams, s.Rampup)
+	case config.StrategyThroughput:
+		return probe.NewThroughput(s.MaxConcurrency)
+	case config.StrategyConstant:
+		return probe.NewConstant(s.Rate, s.Rampup)
+	case config.StrategyPoisson:
+		return probe.NewPoisson(s.Rate, seedOr(s.Seed))
+	}
+	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
+}
+
+// newWorkload builds single-turn synthetic requests or conversations.
+func newWorkload(w *config.Workload, seed uint64) (probe.Workload, error) {
+	if w.Conversation == nil {
+		return probe.NewSynthetic(w.PromptTokens.Sample, w.OutputTokens.Sample, seed), nil
+	}
+	c := w.Conversation
+	cfg := probe.ConversationConfig{
+		Turns: c.Turns, ThinkTime: c.ThinkTime, History: probe.History(c.History),
+		FirstPrompt: w.PromptTokens.Sample, FirstOutput: w.OutputTokens.Sample, Seed: seed,
+	}
+	if c.PromptTokens != (config.Distribution{}) {
+		cfg.Prompt = c.PromptTokens.Sample
+	}
+	if c.OutputTokens != (config.Distribution{}) {
+		cfg.Output = c.OutputTokens.Sample
+	}
+	return probe.NewConversations(cfg)
+}
+
+// newReplay reads the trace and builds its strategy and workload.
+func newReplay(tc *config.Trace, seed uint64) (probe.Strategy, probe.Workload, error) {
+	tr, err := tc.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	strategy, err := probe.NewReplay(tr, tc.TimeScale, tc.Loop)
+	if err != nil {
+		return nil, nil, err
+	}
+	workload, err := probe.NewReplayWorkload(tr, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return strategy, workload, nil
+}
+
+// seedOr returns seed, or a random seed when it is 0.
+func seedOr(seed int64) uint64 {
+	if seed == 0 {
+		return rand.Uint64()
+	}
+	return uint64(seed)
+}

@@ -1,0 +1,290 @@
+package config
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmprober/llmprober/probe/trace"
+)
+
+// Values of Schedule.Strategy besides StrategyConstant.
+const (
+	// StrategySynchronous sends one request at a time (closed loop).
+	StrategySynchronous = "synchronous"
+	// StrategyConcurrent keeps Schedule.Streams streams busy (closed loop).
+	StrategyConcurrent = "concurrent"
+	// StrategyThroughput keeps Schedule.MaxConcurrency requests in flight.
+	StrategyThroughput = "throughput"
+	// StrategyPoisson sends requests as a Poisson process at Schedule.Rate.
+	StrategyPoisson = "poisson"
+	// StrategyTrace replays Schedule.Trace.
+	StrategyTrace = "trace"
+)
+
+// Strategies lists every value of Schedule.Strategy.
+var Strategies = []string{StrategySynchronous, StrategyConcurrent, StrategyThroughput, StrategyConstant, StrategyPoisson, StrategyTrace}
+
+// Values of Conversation.History.
+const (
+	// HistoryFull sends every earlier turn that succeeded.
+	HistoryFull = "full"
+	// HistoryLastTurn sends the previous turn when it succeeded.
+	HistoryLastTurn = "last_turn"
+	// HistoryNewPrompt sends only the new user message.
+	HistoryNewPrompt = "new_prompt"
+)
+
+// histories lists the values of Conversation.History.
+var histories = []string{HistoryFull, HistoryLastTurn, HistoryNewPrompt}
+
+// Limits of the strategy and conversation settings.
+const (
+	// LimitStreams bounds Schedule.Streams.
+	LimitStreams = 10000
+	// LimitRampup bounds Schedule.Rampup.
+	LimitRampup = 24 * time.Hour
+	// LimitTimeScale bounds Trace.TimeScale.
+	LimitTimeScale = 1e6
+	// LimitTurns bounds Conversation.Turns.
+	LimitTurns = 1000
+	// LimitThinkTime bounds Conversation.ThinkTime.
+	LimitThinkTime = 24 * time.Hour
+)
+
+// DefaultTimeScale is Trace.TimeScale's default.
+const DefaultTimeScale = 1.0
+
+// Trace is the trace the trace strategy replays.
+type Trace struct {
+	// File is the trace file; required by the trace strategy. Read when the
+	// configuration is checked and when probing starts.
+	File string `yaml:"file"`
+	// Format is jsonl or azure_csv. Default: azure_csv for a ".csv" file,
+	// jsonl otherwise.
+	Format string `yaml:"format"`
+	// TimeScale multiplies every timestamp: 2 replays at half speed, 0.5 at
+	// double speed. Default 1.
+	TimeScale float64 `yaml:"time_scale"`
+	// Loop replays the trace again from its start after its last request;
+	// otherwise the target stops sending. Default false.
+	Loop bool `yaml:"loop"`
+}
+
+// Conversation makes every request a turn of a multi-turn conversation.
+type Conversation struct {
+	// Turns is the number of turns of each conversation, 1 to LimitTurns; required.
+	Turns int `yaml:"turns"`
+	// ThinkTime is the least time between the end of a turn and the start of
+	// the next. Default 0.
+	ThinkTime time.Duration `yaml:"think_time"`
+	// History is what a later turn sends: full (every earlier turn that
+	// succeeded), last_turn, or new_prompt (only its own message). Default full.
+	History string `yaml:"history"`
+	// PromptTokens is the length of each later turn's new user message.
+	// Default: Workload.PromptTokens, which sets the first turn's.
+	PromptTokens Distribution `yaml:"prompt_tokens"`
+	// OutputTokens is the output length of each later turn. Default:
+	// Workload.OutputTokens, which sets the first turn's.
+	OutputTokens Distribution `yaml:"output_tokens"`
+}
+
+// usesRate reports whether the strategy paces requests at Schedule.Rate.
+func usesRate(strategy string) bool {
+	return strategy == StrategyConstant || strategy == StrategyPoisson
+}
+
+// applyDefaults fills the unset trace settings.
+func (t *Trace) applyDefaults(path string, set func(string) bool) {
+	if t.TimeScale == 0 && !set(path+".time_scale") {
+		t.TimeScale = DefaultTimeScale
+	}
+}
+
+// applyDefaults fills the unset conversation settings. Unset later-turn
+// sizes stay unset: they follow the workload's.
+func (c *Conversation) applyDefaults(path string, set func(string) bool) {
+	if c.History == "" {
+		c.History = HistoryFull
+	}
+	for _, d := range []struct {
+		d    *Distribution
+		path string
+	}{{&c.PromptTokens, path + ".prompt_tokens"}, {&c.OutputTokens, path + ".output_tokens"}} {
+		if *d.d != (Distribution{}) || set(d.path) {
+			d.d.applyDefaults(0, d.path, set)
+		}
+	}
+}
+
+// notUsed records that the setting at path does not apply to strategy.
+func notUsed(col *collector, path, strategy string) {
+	col.add(path, "is not used by strategy %s", strategy)
+}
+
+// validateStrategy records the problems with the strategy and the settings
+// that depend on it: rate, streams, rampup, seed and trace.
+func (s *Schedule) validateStrategy(col *collector, path string) {
+	if !slices.Contains(Strategies, s.Strategy) {
+		col.add(path+".strategy", "unknown strategy %q (supported: %s)", s.Strategy, strings.Join(Strategies, ", "))
+		return
+	}
+	set := col.src.isSet
+	switch {
+	case usesRate(s.Strategy):
+		s.validateRate(col, path+".rate")
+	case s.Rate != 0 || set(path+".rate"):
+		notUsed(col, path+".rate", s.Strategy)
+	}
+	s.validateStreams(col, path+".streams")
+	switch {
+	case s.Strategy != StrategyConstant && s.Strategy != StrategyConcurrent:
+		if s.Rampup != 0 || set(path+".rampup") {
+			notUsed(col, path+".rampup", s.Strategy)
+		}
+	case s.Rampup < 0:
+		col.add(path+".rampup", "must be >= 0")
+	case s.Rampup > LimitRampup:
+		col.add(path+".rampup", "must be at most %v", LimitRampup)
+	}
+	if s.Strategy != StrategyPoisson && (s.Seed != 0 || set(path+".seed")) {
+		notUsed(col, path+".seed", s.Strategy)
+	}
+	s.Trace.validate(col, path+".trace", s.Strategy)
+}
+
+// validateRate checks a rate strategy's rate.
+func (s *Schedule) validateRate(col *collector, path string) {
+	switch {
+	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
+		col.add(path, "must be a finite number")
+	case s.Rate > LimitRate:
+		col.add(path, "must be at most %d requests per second", LimitRate)
+	default:
+		positive(col, path, s.Rate)
+	}
+}
+
+// validateStreams checks the concurrent strategy's streams: every stream's
+// request must find a concurrency slot or a place in the queue, or it would
+// be dropped and sent again at once.
+func (s *Schedule) validateStreams(col *collector, path string) {
+	set := col.src.isSet(path)
+	queue := 0
+	if s.MaxQueue != nil {
+		queue = *s.MaxQueue
+	}
+	switch {
+	case s.Strategy != StrategyConcurrent:
+		if s.Streams != 0 || set {
+			notUsed(col, path, s.Strategy)
+		}
+	case s.Streams == 0 && !set:
+		col.add(path, "required by strategy %s: the number of streams, >= 1", StrategyConcurrent)
+	case s.Streams < 1:
+		col.add(path, "must be >= 1")
+	case s.Streams > LimitStreams:
+		col.add(path, "must be at most %d", LimitStreams)
+	case s.MaxConcurrency >= 1 && queue >= 0 && s.Streams > s.MaxConcurrency+queue:
+		col.add(path, "must be at most max_concurrency + max_queue (%d): each stream's request needs a slot or a place in the queue",
+			s.MaxConcurrency+queue)
+	}
+}
+
+// validate records the trace settings' problems; path locates them.
+func (t *Trace) validate(col *collector, path, strategy string) {
+	if strategy != StrategyTrace {
+		for _, f := range []struct {
+			key  string
+			zero bool
+		}{{"file", t.File == ""}, {"format", t.Format == ""}, {"time_scale", t.TimeScale == 0}, {"loop", !t.Loop}} {
+			if p := path + "." + f.key; !f.zero || col.src.isSet(p) {
+				notUsed(col, p, strategy)
+			}
+		}
+		return
+	}
+	if t.File == "" {
+		col.add(path+".file", "required by strategy %s", StrategyTrace)
+	}
+	if t.Format != "" && !slices.Contains(trace.Formats, t.Format) {
+		col.add(path+".format", "unknown format %q (supported: %s)", t.Format, strings.Join(trace.Formats, ", "))
+	}
+	switch {
+	case math.IsNaN(t.TimeScale) || math.IsInf(t.TimeScale, 0):
+		col.add(path+".time_scale", "must be a finite number")
+	case t.TimeScale > LimitTimeScale:
+		col.add(path+".time_scale", "must be at most %g", float64(LimitTimeScale))
+	default:
+		positive(col, path+".time_scale", t.TimeScale)
+	}
+}
+
+// validateForStrategy records the workload settings that do not fit the
+// strategy: a trace gives each request's sizes and conversations itself.
+func (w *Workload) validateForStrategy(col *collector, path, strategy string) {
+	if w.Conversation != nil {
+		if strategy == StrategyTrace {
+			col.add(path+".conversation", "cannot be used with strategy %s: the trace's conversation_id and turn make conversations", StrategyTrace)
+		} else {
+			w.Conversation.validate(col, path+".conversation")
+		}
+	}
+	if strategy != StrategyTrace {
+		return
+	}
+	for _, p := range []string{path + ".prompt_tokens", path + ".output_tokens"} {
+		if col.src.isSet(p) {
+			col.add(p, "is not used by strategy %s: the trace gives each request's token counts", StrategyTrace)
+		}
+	}
+}
+
+// validate records the conversation's problems.
+func (c *Conversation) validate(col *collector, path string) {
+	switch {
+	case c.Turns == 0 && !col.src.isSet(path+".turns"):
+		col.add(path+".turns", "required: the number of turns, from 1 to %d", LimitTurns)
+	case c.Turns < 1 || c.Turns > LimitTurns:
+		col.add(path+".turns", "must be from 1 to %d", LimitTurns)
+	}
+	switch {
+	case c.ThinkTime < 0:
+		col.add(path+".think_time", "must be >= 0")
+	case c.ThinkTime > LimitThinkTime:
+		col.add(path+".think_time", "must be at most %v", LimitThinkTime)
+	}
+	if !slices.Contains(histories, c.History) {
+		col.add(path+".history", "unknown history %q (supported: %s)", c.History, strings.Join(histories, ", "))
+	}
+	if c.PromptTokens != (Distribution{}) || col.src.isSet(path+".prompt_tokens") {
+		c.PromptTokens.validate(col, path+".prompt_tokens")
+	}
+	if c.OutputTokens != (Distribution{}) || col.src.isSet(path+".output_tokens") {
+		c.OutputTokens.validate(col, path+".output_tokens")
+	}
+}
+
+// checkTrace reads the target's trace file, when it replays one, and records
+// its first problem; the message names the trace file, line and field.
+func (s *Schedule) checkTrace(col *collector, path string) {
+	if s.Strategy != StrategyTrace || s.Trace.File == "" {
+		return
+	}
+	if s.Trace.Format != "" && !slices.Contains(trace.Formats, s.Trace.Format) {
+		return
+	}
+	tr, err := trace.Read(s.Trace.File, s.Trace.Format)
+	switch {
+	case err != nil:
+		col.add(path+".trace.file", "%v", err)
+	case s.Trace.Loop && tr.Period() <= 0:
+		col.add(path+".trace.loop", "trace %s cannot loop: its timestamps span no time", s.Trace.File)
+	}
+}
+
+// Load reads the trace file of a target with the trace strategy.
+func (t *Trace) Load() (*trace.Trace, error) {
+	return trace.Read(t.File, t.Format)
+}

@@ -1,0 +1,130 @@
+package probe
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limits of the closed-loop strategies, so that stream start times cannot overflow.
+const (
+	// MaxStreams is the largest number of streams of a closed-loop strategy.
+	MaxStreams = 10000
+	// MaxRampup is the longest rampup accepted.
+	MaxRampup = 24 * time.Hour
+)
+
+// Closed is a closed-loop strategy: a fixed number of streams, each sending
+// its next request as soon as its previous one ends (or is dropped). Stream i
+// of N sends its first request at i·Rampup/N after the run's start. Closed
+// strategies have no arrival schedule: the slot time of a request is derived
+// from the endpoint's own responses, so dispatch delay and scheduled latency
+// are not defined for their requests (null, never zero).
+//
+// The three configured forms are synchronous (one stream), concurrent (N
+// streams, optional rampup) and throughput (as many streams as the
+// concurrency cap, every slot at the run's start).
+type Closed struct {
+	name    string
+	streams int
+	rampup  time.Duration
+	atStart bool // every slot at offset 0 (throughput)
+
+	started int            // streams that have sent their first request
+	free    []freeStream   // streams whose last request ended, oldest first
+	busy    map[uint64]int // stream of each request in flight
+}
+
+// freeStream is a stream ready for its next request since at.
+type freeStream struct {
+	stream int
+	at     time.Duration
+}
+
+// NewSynchronous returns the synchronous strategy: one request at a time,
+// the next as soon as the previous one ends.
+func NewSynchronous() *Closed {
+	return &Closed{name: "synchronous", streams: 1, busy: map[uint64]int{}}
+}
+
+// NewConcurrent returns the concurrent strategy: streams (1 to MaxStreams)
+// streams, each sending its next request when its last one ends; the first
+// requests of the streams are spread over rampup (0 to MaxRampup). The
+// prober's concurrency cap plus its backlog must hold every stream, or a
+// stream's request would be dropped and reissued at once.
+func NewConcurrent(streams int, rampup time.Duration) (*Closed, error) {
+	if streams < 1 || streams > MaxStreams {
+		return nil, fmt.Errorf("streams must be from 1 to %d, got %d", MaxStreams, streams)
+	}
+	if rampup < 0 || rampup > MaxRampup {
+		return nil, fmt.Errorf("rampup must be from 0 to %v, got %v", MaxRampup, rampup)
+	}
+	return &Closed{name: "concurrent", streams: streams, rampup: rampup, busy: map[uint64]int{}}, nil
+}
+
+// NewThroughput returns the throughput strategy: as many requests in flight
+// as maxConcurrency allows, every one of them due at the run's start.
+func NewThroughput(maxConcurrency int) (*Closed, error) {
+	if maxConcurrency < 1 || maxConcurrency > MaxStreams {
+		return nil, fmt.Errorf("max concurrency must be from 1 to %d, got %d", MaxStreams, maxConcurrency)
+	}
+	return &Closed{name: "throughput", streams: maxConcurrency, atStart: true, busy: map[uint64]int{}}, nil
+}
+
+// Name implements Strategy.
+func (c *Closed) Name() string { return c.name }
+
+// HasSchedule implements Strategy: a closed loop has no arrival schedule.
+func (*Closed) HasSchedule() bool { return false }
+
+// Streams returns the number of streams, which is also the most requests the
+// strategy ever has outstanding.
+func (c *Closed) Streams() int { return c.streams }
+
+// Next implements Strategy: the earliest of the oldest free stream and the
+// next stream to start; AwaitCompletion when every stream is busy.
+func (c *Closed) Next(uint64) Decision {
+	d := Decision{Kind: AwaitCompletion}
+	if len(c.free) > 0 {
+		d = Decision{Kind: Due, At: c.free[0].at, Stream: c.free[0].stream}
+	}
+	if c.started < c.streams {
+		at := c.startAt(c.started)
+		if d.Kind != Due || at < d.At {
+			d = Decision{Kind: Due, At: at, Stream: c.started}
+		}
+	}
+	if c.atStart && d.Kind == Due {
+		d.At = 0
+	}
+	return d
+}
+
+// startAt is when stream i sends its first request: i·rampup/streams.
+func (c *Closed) startAt(i int) time.Duration {
+	return time.Duration(int64(c.rampup) * int64(i) / int64(c.streams))
+}
+
+// Issue implements Strategy: the decided stream becomes busy.
+func (c *Closed) Issue(n uint64, d Decision) {
+	if d.Stream >= c.started {
+		c.started = d.Stream + 1
+	} else {
+		for i, f := range c.free {
+			if f.stream == d.Stream {
+				c.free = append(c.free[:i], c.free[i+1:]...)
+				break
+			}
+		}
+	}
+	c.busy[n] = d.Stream
+}
+
+// Completed implements Strategy: the request's stream is free from at.
+func (c *Closed) Completed(n uint64, _ *Record, at time.Duration) {
+	s, ok := c.busy[n]
+	if !ok {
+		return
+	}
+	delete(c.busy, n)
+	c.free = append(c.free, freeStream{stream: s, at: at})
+}
