@@ -14,6 +14,18 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// Targets are the endpoints to probe; at least one, names unique.
 	Targets []Target `yaml:"targets"`
+	// Windows are the rolling window lengths, each at least 1s and
+	// distinct, at most LimitWindows of them. Default 1m, 5m, 1h.
+	Windows []time.Duration `yaml:"windows"`
+	// Confidence is the level of the confidence intervals, in (0, 1).
+	// Default 0.95; nil after ApplyDefaults (null in YAML) turns them off.
+	Confidence *float64 `yaml:"confidence"`
+	// Warmup is excluded from every window after a target starts probing;
+	// >= 0. Default 0s.
+	Warmup time.Duration `yaml:"warmup"`
+	// WindowSampleCap is how many records per target the windows keep
+	// exactly before sampling. Default 100000.
+	WindowSampleCap int `yaml:"window_sample_cap"`
 
 	// src says where each setting came from (file and line, or the
 	// environment variable or flag); nil for a Config built in code.

@@ -73,6 +73,7 @@ func (c *Config) ApplyDefaults() {
 	for i := range c.Targets {
 		c.Targets[i].applyDefaults(targetPath(i), c.src.isSet)
 	}
+	c.applyWindowDefaults()
 }
 
 // targetPath is the path of the i-th target.

@@ -124,6 +124,7 @@ func TestResolveEnvOnly(t *testing.T) {
 			// An explicit LLMPROBER_MAX_QUEUE=0 stays 0.
 			Schedule: Schedule{Strategy: "constant", Rate: 0.2, MaxConcurrency: 4, MaxQueue: ptr(0)},
 		}},
+		Windows: DefaultWindows(), Confidence: ptr(0.95), WindowSampleCap: 100000,
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("Resolve =\n%+v\nwant\n%+v", got, want)

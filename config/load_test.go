@@ -80,6 +80,8 @@ func TestLoadFull(t *testing.T) {
 			fullChatTurns,
 			fullReplay,
 		},
+		Windows:    []time.Duration{30 * time.Second, 5 * time.Minute, time.Hour},
+		Confidence: ptr(0.99), Warmup: 30 * time.Second, WindowSampleCap: 200000,
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(full.yml) =\n%+v\nwant\n%+v", got, want)
@@ -245,6 +247,22 @@ func TestLoadInvalid(t *testing.T) {
 		}},
 		{"invalid-log-level.yml", []string{`invalid-log-level.yml:1: log_level: unknown log level "verbose" (supported: debug, info, warn, error)`}},
 		{"invalid-listen-address.yml", []string{`invalid-listen-address.yml:1: listen_address: must be host:port, such as "127.0.0.1:9477" (got "localhost")`}},
+		{"invalid-windows.yml", []string{
+			`invalid-windows.yml:1: windows: must list at most 4 windows`,
+			`invalid-windows.yml:1: windows[1]: must be > 0`,
+			`invalid-windows.yml:1: windows[2]: must be > 0`,
+			`invalid-windows.yml:1: windows[3]: duplicate window 1m0s (also windows[0])`,
+			`invalid-windows.yml:1: windows[4]: must be at least 1s`,
+		}},
+		{"invalid-windows-syntax.yml", []string{
+			`invalid-windows-syntax.yml:2: windows[0]: invalid duration "1 minute": use a unit, such as "30s" or "1m30s"`,
+			`invalid-windows-syntax.yml:3: windows[1]: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`,
+		}},
+		{"invalid-windows-empty.yml", []string{`invalid-windows-empty.yml:1: windows: must list at least one window, such as [1m, 5m, 1h]`}},
+		{"invalid-confidence.yml", []string{`invalid-confidence.yml:1: confidence: must be between 0 and 1 (exclusive), such as 0.95, or null to turn intervals off`}},
+		{"invalid-confidence-type.yml", []string{`invalid-confidence-type.yml:1: confidence: must be a number`}},
+		{"invalid-warmup.yml", []string{`invalid-warmup.yml:1: warmup: must be >= 0`}},
+		{"invalid-window-sample-cap.yml", []string{`invalid-window-sample-cap.yml:1: window_sample_cap: must be between 720 and 10000000 records`}},
 		{"invalid-many-problems.yml", manyProblems},
 	}
 	covered := map[string]bool{}

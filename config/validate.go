@@ -58,6 +58,7 @@ func (c *Config) validate(col *collector) {
 	if len(c.Targets) == 0 {
 		col.add("targets", "at least one target is required")
 	}
+	c.validateWindows(col)
 	names := map[string]int{}
 	for i := range c.Targets {
 		t := &c.Targets[i]

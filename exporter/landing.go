@@ -29,6 +29,7 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 <tr><th>Target</th><th>Model</th><th>API</th><th>Stream</th><th>Server</th><th>Start-up state</th><th>Successful</th><th>Errored</th><th>Incomplete</th></tr>
 {{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Model}}</td><td>{{.API}}</td><td>{{.Stream}}</td><td>{{.Server}}</td><td>{{.State}}</td><td>{{.Successful}}</td><td>{{.Errored}}</td><td>{{.Incomplete}}</td></tr>
 {{end}}</table>
+{{template "windows" .Windows}}
 {{range .Targets}}
 <h2>Recent requests: {{.Name}}</h2>
 {{if .Recent}}<table border="1">
@@ -44,6 +45,7 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 type landingPage struct {
 	Version string
 	Targets []landingTarget
+	Windows *landingWindows
 }
 
 // landingTarget is one row of the target table and its recent requests.
@@ -61,7 +63,7 @@ type landingProbe struct {
 
 // landing renders the landing page.
 func (s *Server) landing(w http.ResponseWriter, _ *http.Request) {
-	page := landingPage{Version: s.opts.Version}
+	page := landingPage{Version: s.opts.Version, Windows: s.opts.Windows.landing()}
 	if s.opts.Observer != nil {
 		for _, st := range s.opts.Observer.Status() {
 			page.Targets = append(page.Targets, newLandingTarget(&st))

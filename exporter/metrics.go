@@ -2,7 +2,8 @@
 // one OpenTelemetry meter provider whose instruments are exported twice (to a
 // client_golang registry served on /metrics, and over OTLP when the standard
 // environment variables ask for it), an Observer that turns probe events into
-// measurements, and the HTTP server with the landing page and health routes.
+// measurements, Windows (the rolling-window gauges and the JSON status API),
+// and the HTTP server with the landing page and health routes.
 package exporter
 
 import (

@@ -51,7 +51,9 @@ func TestSummarize(t *testing.T) {
 	}{
 		// alphaOK: latency 340−10 = 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
 		{"successful stream", alphaOK(), ptr(ms(330)), ptr(ms(250)), ptr(ms(270)), ptr(ms(20)), ptr(ms(77.5))},
-		{"errored: nothing defined", alphaErr(), nil, nil, nil, nil, nil},
+		// alphaErr finished (errored) 60 ms after its start: latency is
+		// defined; nothing was streamed.
+		{"errored: only latency defined", alphaErr(), ptr(ms(60)), nil, nil, nil, nil},
 		// betaOK: latency 500 ms, TPOT 500/16 = 31.25 ms, nothing streamed.
 		{"non-streamed", betaOK(), ptr(ms(500)), nil, nil, nil, ptr(ms(31.25))},
 	} {

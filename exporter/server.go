@@ -21,6 +21,9 @@ type ServerOptions struct {
 	// Observer feeds the landing page and /-/ready; nil means no targets
 	// (the page is empty and /-/ready is 200).
 	Observer *Observer
+	// Windows adds the rolling-window tables to the landing page; nil
+	// leaves them out. Its JSON API is added with Windows.Register.
+	Windows *Windows
 	// WebConfigFile is an exporter-toolkit web configuration file (TLS, basic
 	// auth, response headers); empty serves plain HTTP without auth.
 	WebConfigFile string

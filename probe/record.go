@@ -111,10 +111,11 @@ func (r *Record) Finished() bool {
 	return r.Outcome == Successful || r.Outcome == Errored
 }
 
-// Latency is request latency, End − RequestStart; defined only for a successful request.
+// Latency is request latency, End − RequestStart; defined for a finished
+// request (successful or errored), absent for an incomplete one.
 // Definition: metrics reference, Request Latency.
 func (r *Record) Latency() (time.Duration, bool) {
-	if r.Outcome != Successful {
+	if !r.Finished() {
 		return 0, false
 	}
 	return span(r.RequestStart, r.End)
@@ -190,10 +191,11 @@ func (r *Record) TurnSchedulingDelay() (time.Duration, bool) {
 	return dd - pd, true
 }
 
-// ScheduledLatency is End − TargetedStart for a successful request; undefined
-// without an arrival schedule. Definition: metrics reference, Scheduled Latency.
+// ScheduledLatency is End − TargetedStart for a finished request (successful
+// or errored); undefined without an arrival schedule or for an incomplete
+// request. Definition: metrics reference, Scheduled Latency.
 func (r *Record) ScheduledLatency() (time.Duration, bool) {
-	if r.Outcome != Successful {
+	if !r.Finished() {
 		return 0, false
 	}
 	return span(r.TargetedStart, r.End)

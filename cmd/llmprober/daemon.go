@@ -14,7 +14,6 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
-	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
 )
@@ -27,6 +26,7 @@ type daemon struct {
 	logger   *slog.Logger
 	metrics  *exporter.Metrics
 	observer *exporter.Observer
+	windows  *exporter.Windows
 	server   *exporter.Server
 	targets  []*wired
 }
@@ -45,10 +45,17 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
-	clk := clock.Real()
+	clk := newPreciseClock()
 	logs := newLogObserver(logger, clk.Now)
-	obs := probe.Observers{d.observer, logs}
+	stores, err := newWindowStores(cfg, clk)
+	if err != nil {
+		return nil, errors.Join(err, d.close())
+	}
+	if d.windows, err = exporter.NewWindows(metrics, d.observer, stores); err != nil {
+		return nil, errors.Join(err, d.close())
+	}
 	for i := range cfg.Targets {
+		obs := probe.Observers{d.observer, logs, stores[i]}
 		w, err := wireTarget(&cfg.Targets[i], clk, obs, logs, logger)
 		if err != nil {
 			return nil, errors.Join(err, d.close())
@@ -56,8 +63,9 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		d.targets = append(d.targets, w)
 	}
 	d.server = exporter.NewServer(exporter.ServerOptions{
-		Metrics: metrics, Observer: d.observer, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
+		Metrics: metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
 	})
+	d.windows.Register(d.server)
 	return d, nil
 }
 
@@ -104,6 +112,9 @@ func (d *daemon) close() error {
 	if d.observer != nil {
 		errs = append(errs, d.observer.Close())
 	}
+	if d.windows != nil {
+		errs = append(errs, d.windows.Close())
+	}
 	for _, t := range d.targets {
 		t.client.CloseIdleConnections()
 	}
@@ -119,6 +130,7 @@ func printURLs(w io.Writer, addr string, otlp bool) {
 	base := "http://" + net.JoinHostPort(host, port)
 	fmt.Fprintf(w, "llmprober %s listening on %s\n", buildVersion(), addr)
 	fmt.Fprintf(w, "  landing page: %s/\n  metrics:      %s/metrics\n  ready:        %s/-/ready\n", base, base, base)
+	fmt.Fprintf(w, "  status API:   %s/api/v1/targets\n", base)
 	if otlp {
 		fmt.Fprintln(w, "  OTLP export:  on (OTEL_METRICS_EXPORTER=otlp)")
 	}

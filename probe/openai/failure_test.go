@@ -122,8 +122,8 @@ func TestStreamFailures(t *testing.T) {
 			if d, ok := rec.Duration(); !ok || d != tt.duration {
 				t.Errorf("duration = %v, %v; want %v", d, ok, tt.duration)
 			}
-			if _, ok := rec.Latency(); ok {
-				t.Error("latency is defined for an errored request")
+			if d, ok := rec.Latency(); !ok || d != tt.duration {
+				t.Errorf("latency = %v, %v; want %v (an errored request finished)", d, ok, tt.duration)
 			}
 		})
 	}

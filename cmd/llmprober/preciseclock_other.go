@@ -1,0 +1,12 @@
+//go:build !linux
+
+package main
+
+import "time"
+
+// sleepUntil waits until at with the runtime's own timers.
+func sleepUntil(at time.Time) {
+	if d := time.Until(at); d > 0 {
+		time.Sleep(d)
+	}
+}

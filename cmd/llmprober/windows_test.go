@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// apiWindowDoc is the part of a window document this test reads.
+type apiWindowDoc struct {
+	Window        string   `json:"window"`
+	LengthSeconds float64  `json:"length_seconds"`
+	Measuring     bool     `json:"measuring"`
+	Confidence    *float64 `json:"confidence"`
+	Requests      struct {
+		Successful, All int64
+	} `json:"requests"`
+	RequestsPerSecond struct {
+		Successful *float64 `json:"successful"`
+	} `json:"requests_per_second"`
+	Summaries map[string]struct {
+		Successful struct {
+			Count int64    `json:"count"`
+			Mean  *float64 `json:"mean"`
+			Min   *float64 `json:"min"`
+			Max   *float64 `json:"max"`
+		} `json:"successful"`
+	} `json:"summaries"`
+	Records struct {
+		Requests []json.RawMessage `json:"requests"`
+	} `json:"records"`
+}
+
+// TestRunWindows probes the simulated endpoint and reads the rolling windows
+// back through the JSON API, /metrics and the landing page.
+func TestRunWindows(t *testing.T) {
+	s := startSim(t)
+	cfg := fmt.Sprintf(`windows: [1m, 5m]
+confidence: 0.9
+targets:
+  - name: win
+    base_url: %s/v1
+    model: sim-model
+    readiness: {path: /health, interval: 50ms}
+    workload: {prompt_tokens: 16, output_tokens: 8}
+    schedule: {rate: 20, max_concurrency: 4}
+`, s.URL())
+	r := startRun(t, []string{"run", "--config", writeFile(t, "c.yml", cfg), "--listen-address", "127.0.0.1:0"}, nil)
+	var w apiWindowDoc
+	eventually(t, 20*time.Second, "5 successful requests in the 1m window", func() bool {
+		code, body := r.get(t, "/api/v1/targets/win/windows/1m?records=true")
+		if code != http.StatusOK {
+			t.Fatalf("window API answered %d: %s", code, body)
+		}
+		w = apiWindowDoc{}
+		if err := json.Unmarshal([]byte(body), &w); err != nil {
+			t.Fatalf("window API: %v\n%s", err, body)
+		}
+		return w.Requests.Successful >= 5
+	})
+	if w.Window != "1m" || !w.Measuring || w.LengthSeconds <= 0 || w.LengthSeconds > 60 ||
+		w.Confidence == nil || *w.Confidence != 0.9 {
+		t.Errorf("window %q measuring %v length %v confidence %v; want 1m, true, (0, 60], 0.9",
+			w.Window, w.Measuring, w.LengthSeconds, w.Confidence)
+	}
+	if int64(len(w.Records.Requests)) != w.Requests.All {
+		t.Errorf("%d records for %d requests", len(w.Records.Requests), w.Requests.All)
+	}
+	if rate := w.RequestsPerSecond.Successful; rate == nil || *rate <= 0 || *rate > 40 {
+		t.Errorf("requests per second %v, want in (0, 40] at a rate of 20", rate)
+	}
+	lat, ttft := w.Summaries["request_latency"].Successful, w.Summaries["time_to_first_token"].Successful
+	// Every successful request has a latency; the sim streams 8 tokens after
+	// a TTFT of about 5 ms, well inside the 60 s timeout.
+	if lat.Count != w.Requests.Successful || lat.Mean == nil || *lat.Mean <= 0 || *lat.Max > 60 {
+		t.Errorf("latency count %d mean %v max %v; want %d plausible values", lat.Count, lat.Mean, lat.Max, w.Requests.Successful)
+	}
+	if ttft.Count == 0 || ttft.Mean == nil || *ttft.Mean <= 0 || *ttft.Mean > *lat.Mean {
+		t.Errorf("TTFT count %d mean %v; want samples below the mean latency %v", ttft.Count, ttft.Mean, *lat.Mean)
+	}
+	if out := w.Summaries["output_tokens"].Successful; out.Min == nil || *out.Min != 8 || *out.Max != 8 {
+		t.Errorf("output tokens min %v max %v, want 8", out.Min, out.Max)
+	}
+	_, metrics := r.scrape(t)
+	for _, want := range []string{
+		`llmprober_window_finished_requests{status="successful",target="win",window="1m"}`,
+		`llmprober_window_percentile_seconds{metric="request_latency",percentile="p50",target="win",window="5m"}`,
+		`llmprober_window_mean_seconds{metric="time_to_first_token",target="win",window="1m"}`,
+		`llmprober_window_requests_per_second{status="successful",target="win",window="1m"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if code, body := r.get(t, "/api/v1/targets/nope/windows/1m"); code != http.StatusNotFound || !strings.Contains(body, `"error"`) {
+		t.Errorf("unknown target: %d %s", code, body)
+	}
+	if _, page := r.get(t, "/"); !strings.Contains(page, "Rolling windows") || !strings.Contains(page, "<td>5m</td>") {
+		t.Error("the landing page has no window table")
+	}
+	if err := r.stop(); !isCanceled(err) {
+		t.Fatal(err)
+	}
+}

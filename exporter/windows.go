@@ -1,0 +1,85 @@
+package exporter
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/llmprober/llmprober/slo/window"
+)
+
+// Windows exports the rolling windows of every target: observable gauges
+// read from the stores' cached snapshots (exported to Prometheus and OTLP
+// alike), the JSON status API (Register) and the landing page's window
+// tables (ServerOptions.Windows).
+type Windows struct {
+	observer *Observer
+	targets  []*windowTarget
+	byName   map[string]*windowTarget
+	inst     *windowInstruments
+	reg      metric.Registration
+}
+
+// windowTarget is one target's store and the attribute sets of its gauges.
+type windowTarget struct {
+	store   *window.Store
+	windows []*windowAttrs
+}
+
+// NewWindows exports stores, one per target with distinct target names.
+// With m nil no gauge is created (the API and landing page still work);
+// observer, when not nil, supplies each target's model, API and start-up
+// state to the API. Close it before creating another on the same Metrics.
+func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Windows, error) {
+	w := &Windows{observer: observer, byName: map[string]*windowTarget{}}
+	for _, s := range stores {
+		if s == nil {
+			return nil, errors.New("could not export windows: nil store")
+		}
+		if w.byName[s.Target()] != nil {
+			return nil, fmt.Errorf("could not export windows: target %q: duplicate name", s.Target())
+		}
+		wt := &windowTarget{store: s}
+		for _, length := range s.Windows() {
+			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length))
+		}
+		w.targets = append(w.targets, wt)
+		w.byName[s.Target()] = wt
+	}
+	if m == nil {
+		return w, nil
+	}
+	inst, err := newWindowInstruments(m.meter)
+	if err != nil {
+		return nil, err
+	}
+	w.inst = inst
+	if w.reg, err = m.meter.RegisterCallback(w.observe, inst.all()...); err != nil {
+		return nil, fmt.Errorf("could not register window gauge callback: %w", err)
+	}
+	return w, nil
+}
+
+// Close stops reporting the window gauges.
+func (w *Windows) Close() error {
+	if w.reg == nil {
+		return nil
+	}
+	if err := w.reg.Unregister(); err != nil {
+		return fmt.Errorf("could not unregister window gauge callback: %w", err)
+	}
+	return nil
+}
+
+// Register adds the JSON status API to s: GET /api/v1/targets and
+// GET /api/v1/targets/{name}/windows/{window}; any other path under
+// /api/v1/ answers 404 with a JSON error.
+func (w *Windows) Register(s *Server) {
+	s.Handle("GET /api/v1/targets", w.apiHandler(w.listTargets))
+	s.Handle("GET /api/v1/targets/{name}/windows/{window}", w.apiHandler(w.getWindow))
+	s.Handle("/api/v1/", w.apiHandler(func(r apiRequest) (any, *apiError) {
+		return nil, &apiError{status: http.StatusNotFound, msg: "unknown API path " + r.req.URL.Path}
+	}))
+}

@@ -1,0 +1,243 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/llmprober/llmprober/slo/stats"
+	"github.com/llmprober/llmprober/slo/window"
+)
+
+// OpenTelemetry names of the window gauges. Each is exported per target
+// and window (labels target, window); the Prometheus name is in the comment.
+const (
+	// InstrumentWindowLength is the effective window length (s):
+	// llmprober_window_length_seconds.
+	InstrumentWindowLength = "llmprober.window.length"
+	// InstrumentWindowApproximate is 1 when the window's percentiles are
+	// estimated from a sample, else 0: llmprober_window_approximate.
+	InstrumentWindowApproximate = "llmprober.window.approximate"
+	// InstrumentWindowFinishedRequests counts the requests that ended in the
+	// window, by status: llmprober_window_finished_requests.
+	InstrumentWindowFinishedRequests = "llmprober.window.finished_requests"
+	// InstrumentWindowRequestRate is finished requests per second, by
+	// status: llmprober_window_requests_per_second.
+	InstrumentWindowRequestRate = "llmprober.window.requests"
+	// InstrumentWindowOutputTokenRate is output tokens per second, by
+	// status: llmprober_window_output_tokens_per_second.
+	InstrumentWindowOutputTokenRate = "llmprober.window.output_tokens"
+	// InstrumentWindowTotalTokenRate is prompt plus output tokens per
+	// second, by status: llmprober_window_total_tokens_per_second.
+	InstrumentWindowTotalTokenRate = "llmprober.window.total_tokens"
+	// InstrumentWindowConcurrency is the time-weighted mean number of
+	// requests in flight: llmprober_window_concurrency.
+	InstrumentWindowConcurrency = "llmprober.window.concurrency"
+	// InstrumentWindowPercentile is a percentile of a duration metric of
+	// successful requests (s; labels metric, percentile):
+	// llmprober_window_percentile_seconds, with its interval in
+	// llmprober_window_percentile_ci_lower_seconds and _ci_upper_seconds.
+	InstrumentWindowPercentile = "llmprober.window.percentile"
+	// InstrumentWindowMean is the mean of a duration metric of successful
+	// requests (s; label metric): llmprober_window_mean_seconds, with its
+	// interval in llmprober_window_mean_ci_lower_seconds and _ci_upper_seconds.
+	InstrumentWindowMean = "llmprober.window.mean"
+	// InstrumentWindowTokensPercentile is a percentile of the prompt or output
+	// token counts of successful requests: llmprober_window_tokens_percentile,
+	// with _ci_lower and _ci_upper.
+	InstrumentWindowTokensPercentile = "llmprober.window.tokens.percentile"
+	// InstrumentWindowTokensMean is the mean prompt or output token count of
+	// successful requests: llmprober_window_tokens_mean, with _ci_lower and
+	// _ci_upper.
+	InstrumentWindowTokensMean = "llmprober.window.tokens.mean"
+)
+
+// Label keys of the window gauges.
+const (
+	labelWindow     = "window"
+	labelStatus     = "status"
+	labelMetric     = "metric"
+	labelPercentile = "percentile"
+)
+
+// gaugeLevels are the percentiles exported as gauges (the JSON API has
+// every level): few enough that 10 targets with 4 windows stay well inside
+// the SDK's 2000 series per instrument.
+var gaugeLevels = []stats.Level{stats.P50, stats.P90, stats.P95, stats.P99, stats.P999}
+
+// secondsMetrics and tokenMetrics are the metrics exported as gauges.
+var (
+	secondsMetrics = []window.Metric{window.RequestLatency, window.TTFT, window.TTFOT, window.ITL, window.TPOT,
+		window.DispatchDelay, window.ScheduledLatency}
+	tokenMetrics = []window.Metric{window.PromptTokens, window.OutputTokens}
+)
+
+// windowStatuses are the statuses of the per-status gauges ("all" is their
+// sum and is left out so that sum() over status does not double count).
+var windowStatuses = []stats.Status{stats.StatusSuccessful, stats.StatusErrored, stats.StatusIncomplete}
+
+// distribution are the six gauges of one family of summaries.
+type distribution struct {
+	percentile, percentileLo, percentileHi metric.Float64ObservableGauge
+	mean, meanLo, meanHi                   metric.Float64ObservableGauge
+}
+
+// windowInstruments are the window gauges.
+type windowInstruments struct {
+	length, requestRate, outputRate, totalRate, concurrency metric.Float64ObservableGauge
+	approximate, finished                                   metric.Int64ObservableGauge
+	seconds, tokens                                         distribution
+}
+
+// all lists every instrument, for the callback registration.
+func (in *windowInstruments) all() []metric.Observable {
+	out := []metric.Observable{in.length, in.requestRate, in.outputRate, in.totalRate, in.concurrency,
+		in.approximate, in.finished}
+	for _, d := range []*distribution{&in.seconds, &in.tokens} {
+		out = append(out, d.percentile, d.percentileLo, d.percentileHi, d.mean, d.meanLo, d.meanHi)
+	}
+	return out
+}
+
+// newWindowInstruments creates the window gauges on meter.
+func newWindowInstruments(meter metric.Meter) (*windowInstruments, error) {
+	var first error
+	gauge := func(name, unit, desc string) metric.Float64ObservableGauge {
+		g, err := meter.Float64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		if err != nil && first == nil {
+			first = fmt.Errorf("could not create instrument %s: %w", name, err)
+		}
+		return g
+	}
+	intGauge := func(name, unit, desc string) metric.Int64ObservableGauge {
+		g, err := meter.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		if err != nil && first == nil {
+			first = fmt.Errorf("could not create instrument %s: %w", name, err)
+		}
+		return g
+	}
+	dist := func(q, m, unit, what string) distribution {
+		return distribution{
+			percentile:   gauge(q, unit, "Percentile of the "+what+" of successful requests in the window; absent without requests."),
+			percentileLo: gauge(q+"_ci_lower", unit, "Lower bound of the distribution-free confidence interval of the percentile; absent when the sample cannot bound it."),
+			percentileHi: gauge(q+"_ci_upper", unit, "Upper bound of the distribution-free confidence interval of the percentile; absent when the sample cannot bound it."),
+			mean:         gauge(m, unit, "Mean of the "+what+" of successful requests in the window (token-weighted for ITL and TPOT); absent without requests."),
+			meanLo:       gauge(m+"_ci_lower", unit, "Lower bound of the Student-t confidence interval of the mean; absent with fewer than 2 values."),
+			meanHi:       gauge(m+"_ci_upper", unit, "Upper bound of the Student-t confidence interval of the mean; absent with fewer than 2 values."),
+		}
+	}
+	in := &windowInstruments{
+		length:      gauge(InstrumentWindowLength, "s", "Effective length of the window: min(window, time since measuring began), or more by less than a bucket when approximate."),
+		approximate: intGauge(InstrumentWindowApproximate, "", "1 when the window's percentiles are estimated from a sample (the request rate exceeded the exact-sample cap), else 0."),
+		finished:    intGauge(InstrumentWindowFinishedRequests, "{request}", "Requests that ended in the window, by status."),
+		requestRate: gauge(InstrumentWindowRequestRate, "{request}/s", "Requests that ended in the window per second of its effective length, by status."),
+		outputRate:  gauge(InstrumentWindowOutputTokenRate, "{token}/s", "Output tokens generated in the window (by token event time) per second, by status."),
+		totalRate:   gauge(InstrumentWindowTotalTokenRate, "{token}/s", "Prompt and output tokens of the window (by token event time) per second, by status."),
+		concurrency: gauge(InstrumentWindowConcurrency, "{request}", "Time-weighted mean number of requests in flight over the window."),
+		seconds:     dist(InstrumentWindowPercentile, InstrumentWindowMean, "s", "duration metric (label metric)"),
+		tokens:      dist(InstrumentWindowTokensPercentile, InstrumentWindowTokensMean, "{token}", "token count (label metric)"),
+	}
+	return in, first
+}
+
+// windowAttrs are the precomputed attribute sets of one target's window.
+type windowAttrs struct {
+	length time.Duration
+	base   metric.ObserveOption
+	status map[stats.Status]metric.ObserveOption
+	// metricOpt and percentileOpt are by metric, and by metric and level.
+	metricOpt     map[window.Metric]metric.ObserveOption
+	percentileOpt map[window.Metric][]metric.ObserveOption
+}
+
+// newWindowAttrs precomputes every attribute set of target's window.
+func newWindowAttrs(target string, length time.Duration) *windowAttrs {
+	tk, wk := attribute.String(labelTarget, target), attribute.String(labelWindow, window.Name(length))
+	set := func(kv ...attribute.KeyValue) metric.ObserveOption {
+		return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{tk, wk}, kv...)...))
+	}
+	a := &windowAttrs{
+		length: length, base: set(), status: map[stats.Status]metric.ObserveOption{},
+		metricOpt: map[window.Metric]metric.ObserveOption{}, percentileOpt: map[window.Metric][]metric.ObserveOption{},
+	}
+	for _, st := range windowStatuses {
+		a.status[st] = set(attribute.String(labelStatus, st.String()))
+	}
+	for _, m := range append(secondsMetrics, tokenMetrics...) {
+		mk := attribute.String(labelMetric, m.String())
+		a.metricOpt[m] = set(mk)
+		for _, l := range gaugeLevels {
+			a.percentileOpt[m] = append(a.percentileOpt[m], set(mk, attribute.String(labelPercentile, l.Key())))
+		}
+	}
+	return a
+}
+
+// observe reports every target's windows from their cached snapshots.
+func (w *Windows) observe(_ context.Context, o metric.Observer) error {
+	for _, wt := range w.targets {
+		for _, a := range wt.windows {
+			w.observeWindow(o, a, wt.store.Current(a.length))
+		}
+	}
+	return nil
+}
+
+// observeWindow reports one snapshot; absent figures are not observed.
+func (w *Windows) observeWindow(o metric.Observer, a *windowAttrs, snap *window.Snapshot) {
+	in := w.inst
+	o.ObserveFloat64(in.length, snap.Length().Seconds(), a.base)
+	approximate := int64(0)
+	if snap.Approximate {
+		approximate = 1
+	}
+	o.ObserveInt64(in.approximate, approximate, a.base)
+	observeFloat(o, in.concurrency, snap.Concurrency, a.base)
+	for _, st := range windowStatuses {
+		opt := a.status[st]
+		reqs := snap.Requests
+		o.ObserveInt64(in.finished, *reqs.Of(st), opt)
+		observeFloat(o, in.requestRate, *snap.RequestRate.Of(st), opt)
+		observeFloat(o, in.outputRate, *snap.OutputTokenRate.Of(st), opt)
+		observeFloat(o, in.totalRate, *snap.TotalTokenRate.Of(st), opt)
+	}
+	for _, m := range secondsMetrics {
+		observeSummary(o, &in.seconds, a, m, snap.Summary(m).Successful)
+	}
+	for _, m := range tokenMetrics {
+		observeSummary(o, &in.tokens, a, m, snap.Summary(m).Successful)
+	}
+}
+
+// observeSummary reports a summary's mean, percentiles and intervals.
+func observeSummary(o metric.Observer, d *distribution, a *windowAttrs, m window.Metric, s window.Summary) {
+	opt := a.metricOpt[m]
+	observeFloat(o, d.mean, s.Mean, opt)
+	if s.MeanCI != nil {
+		o.ObserveFloat64(d.meanLo, s.MeanCI.Lo, opt)
+		o.ObserveFloat64(d.meanHi, s.MeanCI.Hi, opt)
+	}
+	for i, l := range gaugeLevels {
+		for _, p := range s.Percentiles {
+			if p.Level != l {
+				continue
+			}
+			qopt := a.percentileOpt[m][i]
+			observeFloat(o, d.percentile, p.Value, qopt)
+			if p.CI != nil {
+				o.ObserveFloat64(d.percentileLo, p.CI.Lo, qopt)
+				o.ObserveFloat64(d.percentileHi, p.CI.Hi, qopt)
+			}
+		}
+	}
+}
+
+// observeFloat observes *v unless v is nil.
+func observeFloat(o metric.Observer, g metric.Float64Observable, v *float64, opt metric.ObserveOption) {
+	if v != nil {
+		o.ObserveFloat64(g, *v, opt)
+	}
+}

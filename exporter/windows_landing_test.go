@@ -1,0 +1,36 @@
+package exporter
+
+import (
+	"testing"
+
+	"github.com/llmprober/llmprober/slo/stats"
+	"github.com/llmprober/llmprober/slo/window"
+)
+
+func TestWindowFigureText(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	pcts := func(v *float64, ci *stats.Interval) []stats.Percentile {
+		return []stats.Percentile{{Level: stats.P99, Value: v, CI: ci}}
+	}
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		// 0.0805 s ± (0.0844 − 0.0766)/2 = 0.0039 s.
+		{"mean with interval", meanText(window.Summary{Summary: stats.Summary{Mean: f(0.0805), MeanCI: &stats.Interval{Lo: 0.0766, Hi: 0.0844}}}), "80.5 ± 3.9 ms"},
+		{"mean without interval", meanText(window.Summary{Summary: stats.Summary{Mean: f(0.0805)}}), "80.5 ms"},
+		{"no mean", meanText(window.Summary{}), "—"},
+		{"bounded percentile", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(f(0.0951), &stats.Interval{Lo: 0.0902, Hi: 0.1013})}}, stats.P99, 0.95), "95.1 ms [90.2, 101.3]"},
+		{"unbounded percentile", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "95.1 ms*"},
+		{"intervals off", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0), "95.1 ms"},
+		{"weighted percentile", percentileText(window.Summary{Weighted: true, Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "95.1 ms"},
+		{"estimated percentile", percentileText(window.Summary{Approximate: true, Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "≈95.1 ms"},
+		{"no percentile", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(nil, nil)}}, stats.P99, 0.95), "—"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}

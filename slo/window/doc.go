@@ -1,0 +1,102 @@
+// Package window keeps each target's rolling measurement windows and
+// summarizes them: per status (successful, errored, incomplete, all) the
+// distribution of every per-request quantity, request and token rates, and
+// the time-weighted concurrency, as the design's "Windows" section and the
+// metrics reference define them. It imports the probe and slo/stats
+// packages, never Prometheus or OpenTelemetry.
+//
+// # Windows
+//
+// A Store is one target's windows. It implements probe.Observer: Finished
+// adds the request's record, Started and Finished track the requests in
+// flight, and State marks when measuring begins. A window of length W read
+// at now is the measurement window [now − W, now], clipped to the start of
+// measuring: the prober start (the moment the target's start-up gate passes
+// and probing begins) plus the configured warmup. Its effective length is
+// min(W, now − measure start).
+//
+// Request-level figures (counts by status, request latency, token counts,
+// streaming iterations) include every finished request whose end lies in the
+// window; requests still running count only toward concurrency. Event-level
+// figures include only the events inside it: a time to first token (first
+// output token) when [request start, first token] overlaps the window, that
+// is when the first token came at or after the window start; inter-token
+// latency and time per output token when [first token, end] overlaps it,
+// which holds for every finished request of the window; dispatch delay and
+// scheduled latency when the request started inside the window. Token rates
+// count tokens by event time: a request's output tokens are spread evenly
+// over [first token, last token] (all at its end when it was not streamed or
+// had no token), its prompt tokens count at its first token (at its end
+// without one). Rates are counts divided by the effective length; the
+// concurrency is the time-weighted mean number of requests in flight. The
+// same rules exclude the warmup: a request that ended before measuring began
+// is in no window, and of a request that straddles the measure start only
+// the events after it count.
+//
+// Request latency is end − request start and scheduled latency end −
+// targeted start for every finished request (successful or errored), so
+// the errored breakdown describes how long failures took; incomplete
+// requests did not finish and have neither.
+//
+// Percentiles, intervals and the token weighting of inter-token latency and
+// time per output token are those of package stats; intervals exist only for
+// the once-per-request quantities.
+//
+// # Memory bound
+//
+// Records are kept in time buckets by their end, measured from the measure
+// start: the bucket width is the longest window ÷ 720 (5 s for 1h), and
+// 722 buckets are kept, enough for the longest window however it falls on
+// the grid. Each bucket keeps its first K records, K = the sample cap ÷ 720
+// (138 for the default cap of 100 000 records per target), so a target
+// keeps at most K·722 records (about the cap; 80 bytes each, 8 MB at the
+// default cap), plus about 50 kB of buckets and, once buckets overflow, up
+// to 1.3 MB of aggregates.
+//
+// While none of the buckets a window reads has overflowed, every figure is
+// exact and computed from the records with the exact bounds [now − W, now].
+//
+// A bucket that receives more than K records keeps a uniform reservoir
+// sample of K of them (Vitter's algorithm R with a seeded generator), and
+// every record that leaves the sample has its contributions folded into
+// exact aggregates (count, sum, mean and squared deviations, minimum and
+// maximum of each quantity by status; output and prompt tokens and busy
+// time), filed under the bucket of the event that decides its inclusion
+// (first token for time to first token, request start for dispatch delay,
+// end for the request-level quantities, and time spread over buckets for
+// tokens and busy time). A window that reads an overflowed bucket is
+// computed on the bucket grid instead: its start is aligned down to the
+// bucket boundary, and the snapshot reports the bounds it used (so the
+// effective length can exceed W by less than one bucket width). Then:
+//
+//   - counts, sums, means, variances, minima, maxima, rates, concurrency and
+//     the interval of the mean are exact for the reported bounds (sampled
+//     records plus aggregates);
+//   - a summary whose records are all present (no record of that quantity
+//     and status left a sample) is computed exactly, with its intervals;
+//   - otherwise the median, mode and percentiles are estimated from the
+//     sampled records, each weighted by its bucket's count of requests of
+//     its status ÷ the number of them sampled, and marked Approximate; the
+//     percentile intervals are absent.
+//
+// Error bound of the estimated percentiles: with m sampled values drawn
+// uniformly, the Dvoretzky–Kiefer–Wolfowitz inequality bounds the distance
+// between the sample's and the window's distribution functions by
+// ε = √(ln(2/δ)/(2m)) with probability 1 − δ, so an estimated p-th
+// percentile lies between the true (p − ε)-th and (p + ε)-th. Sampling
+// within buckets at a steady rate is proportional stratified sampling, which
+// does not widen that bound. With the default cap (K = 138) and δ = 0.01,
+// once every bucket of a window has overflowed: the 1h window holds
+// m ≥ 720·138 = 99 360 samples, ε ≤ 0.0052 (±0.52 percentile points); 5m
+// m ≥ 60·138 = 8280, ε ≤ 0.018; 1m m ≥ 12·138 = 1656, ε ≤ 0.040. That
+// regime starts above K requests per bucket, 27.6 requests per second with
+// the default windows and cap.
+//
+// # Snapshots
+//
+// Snapshot computes a window's figures once and caches them for a short
+// time (one second by default), because Prometheus scrapes and OTLP exports
+// both read them. Records are gathered under the store's lock in time
+// proportional to the number of buckets; sorting and summarizing happen
+// outside it, so recording a request never waits for a snapshot.
+package window

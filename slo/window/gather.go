@@ -1,0 +1,63 @@
+package window
+
+import (
+	"time"
+)
+
+// gathered is what a snapshot reads from the store under its lock.
+type gathered struct {
+	origin time.Time
+	// now and start are the window's bounds, in ns from the origin.
+	now, start int64
+	// approximate: a bucket of the window keeps only a sample; start is
+	// then on the bucket grid.
+	approximate bool
+	// parts are the buckets' records, oldest bucket first.
+	parts []part
+	// ev sums the aggregates of the window's buckets (approximate only).
+	ev aggregates
+	// running are the start times of the requests in flight.
+	running []time.Time
+}
+
+// part is one bucket's records and its counts by status.
+type part struct {
+	entries []entry
+	seen    [numStatuses]int64
+}
+
+// gather reads window w at now; ok is false before the measure start.
+func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.ring
+	if r == nil || now.Before(r.origin) {
+		return g, false
+	}
+	g.origin, g.now = r.origin, int64(now.Sub(r.origin))
+	g.start = max(g.now-int64(w), 0)
+	first, last := r.bucket(g.start), r.bucket(g.now)
+	for n := first; n <= last && !g.approximate; n++ {
+		if sl := r.get(n); sl != nil && sl.overflowed() {
+			g.approximate = true
+		}
+	}
+	if g.approximate {
+		g.start = first * r.width
+	}
+	for n := first; n <= last; n++ {
+		sl := r.get(n)
+		if sl == nil {
+			continue
+		}
+		if len(sl.kept) > 0 {
+			sl.shared = true
+			g.parts = append(g.parts, part{entries: sl.kept, seen: sl.seen})
+		}
+		if g.approximate && sl.ev != nil {
+			g.ev.merge(sl.ev)
+		}
+	}
+	g.running = append([]time.Time(nil), s.running...)
+	return g, true
+}

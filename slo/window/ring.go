@@ -1,0 +1,220 @@
+package window
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// slot is one time bucket of a ring: the records that ended in it (all of
+// them, or a uniform sample once it overflows) and the aggregates of the
+// records that left a sample whose deciding event fell in it.
+type slot struct {
+	// n is the absolute bucket number held; -1 when the slot is unused.
+	n int64
+	// seen counts the records that ended in the bucket, by status.
+	seen [numStatuses]int64
+	// kept is the sample: every record until more than k ended here.
+	kept []entry
+	// shared is set while a snapshot may read kept: it is copied before
+	// an element is replaced.
+	shared bool
+	// ev aggregates evicted records by event time; nil when none.
+	ev *aggregates
+}
+
+// total returns the number of records that ended in the bucket.
+func (s *slot) total() int64 { return s.seen[0] + s.seen[1] + s.seen[2] }
+
+// overflowed reports whether the bucket keeps only a sample.
+func (s *slot) overflowed() bool { return s.total() > int64(len(s.kept)) }
+
+// aggregates are the exact contributions of evicted records.
+type aggregates struct {
+	// m holds each metric's values by status, filed under the bucket of
+	// the event that decides the metric's inclusion.
+	m [numMetrics][numStatuses]moments
+	// output and prompt are tokens by status, by token event time.
+	output, prompt [numStatuses]float64
+	// busy is the time in flight in the bucket, in seconds.
+	busy float64
+}
+
+// merge adds o to a.
+func (a *aggregates) merge(o *aggregates) {
+	for m := range a.m {
+		for s := range a.m[m] {
+			a.m[m][s].merge(o.m[m][s])
+		}
+	}
+	for s := range a.output {
+		a.output[s] += o.output[s]
+		a.prompt[s] += o.prompt[s]
+	}
+	a.busy += o.busy
+}
+
+// ring holds the buckets of one store. Bucket n covers the instants
+// [n·width, (n+1)·width) from the origin; slot n mod len(slots) holds it
+// while it is recent.
+type ring struct {
+	origin time.Time
+	width  int64 // ns
+	k      int   // records kept per bucket
+	slots  []slot
+	head   int64 // the newest bucket created
+	rng    *rand.Rand
+}
+
+// newRing returns an empty ring whose buckets cover longest with room for
+// its misalignment on the grid.
+func newRing(origin time.Time, longest time.Duration, sampleCap int, seed uint64) *ring {
+	width := max(int64(longest)/Buckets, 1)
+	n := (int64(longest)+width-1)/width + 2
+	r := &ring{
+		origin: origin, width: width, k: max(sampleCap/Buckets, 1),
+		slots: make([]slot, n), head: -1, rng: rand.New(rand.NewPCG(seed, uint64(width))),
+	}
+	for i := range r.slots {
+		r.slots[i].n = -1
+	}
+	return r
+}
+
+// bucket returns the bucket of instant t (rounding down; negative before
+// the origin).
+func (r *ring) bucket(t int64) int64 {
+	if t >= 0 {
+		return t / r.width
+	}
+	return -((-t + r.width - 1) / r.width)
+}
+
+// oldest returns the oldest bucket still held.
+func (r *ring) oldest() int64 { return max(r.head-int64(len(r.slots))+1, 0) }
+
+// get returns the slot holding bucket n, or nil.
+func (r *ring) get(n int64) *slot {
+	if n < 0 {
+		return nil
+	}
+	s := &r.slots[n%int64(len(r.slots))]
+	if s.n != n {
+		return nil
+	}
+	return s
+}
+
+// create returns the slot for bucket n, recycling an older one; nil when n
+// is before the origin or older than the ring holds.
+func (r *ring) create(n int64) *slot {
+	if n < 0 || n < r.oldest() {
+		return nil
+	}
+	s := &r.slots[n%int64(len(r.slots))]
+	switch {
+	case s.n == n:
+		return s
+	case s.n > n:
+		return nil
+	}
+	*s = slot{n: n}
+	r.head = max(r.head, n)
+	return s
+}
+
+// add files e by its end; once its bucket is full, by reservoir sampling,
+// with the record that leaves the sample folded into the aggregates.
+func (r *ring) add(e entry) {
+	s := r.create(r.bucket(e.end))
+	if s == nil {
+		return
+	}
+	s.seen[e.status]++
+	if len(s.kept) < r.k {
+		if len(s.kept) == cap(s.kept) {
+			grown := make([]entry, len(s.kept), min(max(2*cap(s.kept), 1), r.k))
+			copy(grown, s.kept)
+			s.kept, s.shared = grown, false
+		}
+		s.kept = append(s.kept, e)
+		return
+	}
+	j := r.rng.Int64N(s.total())
+	if j >= int64(len(s.kept)) {
+		r.evict(&e)
+		return
+	}
+	if s.shared {
+		s.kept = append([]entry(nil), s.kept...)
+		s.shared = false
+	}
+	old := s.kept[j]
+	s.kept[j] = e
+	r.evict(&old)
+}
+
+// aggregatesAt returns the aggregates of the bucket holding instant t,
+// creating them; nil when t is absent or outside the ring.
+func (r *ring) aggregatesAt(t int64) *aggregates {
+	if t == absent {
+		return nil
+	}
+	s := r.create(r.bucket(t))
+	if s == nil {
+		return nil
+	}
+	if s.ev == nil {
+		s.ev = &aggregates{}
+	}
+	return s.ev
+}
+
+// evict folds e's contributions into the aggregates of the buckets of its
+// events.
+func (r *ring) evict(e *entry) {
+	rec := e.record(r.origin)
+	vs, ok := values(&rec)
+	for m := range numMetrics {
+		if !ok[m] {
+			continue
+		}
+		if a := r.aggregatesAt(e.eventTime(Metric(m))); a != nil {
+			a.m[m][e.status].add(vs[m].v, vs[m].w)
+		}
+	}
+	output, prompt := e.tokens()
+	from, to := e.tokenSpan()
+	if a := r.aggregatesAt(from); a != nil {
+		a.prompt[e.status] += float64(prompt)
+	}
+	r.spread(from, to, func(a *aggregates, share float64) { a.output[e.status] += float64(output) * share })
+	from, to = e.busySpan()
+	if to > from {
+		r.spread(from, to, func(a *aggregates, share float64) {
+			a.busy += share * float64(to-from) / float64(time.Second)
+		})
+	}
+}
+
+// spread calls add for each held bucket that [from, to] overlaps, with the
+// share of the span inside it; a span of no length is one point.
+func (r *ring) spread(from, to int64, add func(a *aggregates, share float64)) {
+	if from == absent || to == absent {
+		return
+	}
+	if to <= from {
+		if a := r.aggregatesAt(from); a != nil {
+			add(a, 1)
+		}
+		return
+	}
+	for n := max(r.bucket(from), r.oldest()); n <= r.bucket(to); n++ {
+		lo, hi := max(from, n*r.width), min(to, (n+1)*r.width)
+		if hi <= lo {
+			continue
+		}
+		if a := r.aggregatesAt(n * r.width); a != nil {
+			add(a, float64(hi-lo)/float64(to-from))
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package window
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/llmprober/llmprober/slo/stats"
+)
+
+// Summary is the distribution of one metric for one status in a window.
+type Summary struct {
+	// Summary holds the figures, in the metric's unit. For a weighted
+	// metric (ITL, TPOT) only Count (the summed weight), Mean, Median, Min,
+	// Max and the percentiles are set, without intervals.
+	stats.Summary
+	// Weighted reports a token-weighted metric.
+	Weighted bool
+	// Approximate reports that Median, Mode and the percentiles were
+	// estimated from a sample (their intervals are then absent); the other
+	// figures are exact. See the package documentation for the error bound.
+	Approximate bool
+}
+
+// Snapshot is one window's figures at one instant. It is shared between
+// callers and must not be modified.
+type Snapshot struct {
+	// Target is the target's name.
+	Target string
+	// Window is the configured length W.
+	Window time.Duration
+	// Start and End are the bounds used, [Start, End]: End is the instant
+	// of the snapshot, Start is max(End − W, measure start), aligned down
+	// to the bucket grid when Approximate. Before measuring began both are
+	// End.
+	Start, End time.Time
+	// Measuring is false before the measure start (the prober has not
+	// started, or the warmup is not over): then every figure is empty.
+	Measuring bool
+	// Approximate reports that the window read a bucket that keeps only a
+	// sample: Start is aligned to the grid, and the summaries whose records
+	// are not all present are Approximate.
+	Approximate bool
+	// Confidence is the level of the intervals, 0 when they are off.
+	Confidence float64
+	// Requests counts the finished requests that ended in the window.
+	Requests stats.ByStatus[int64]
+	// InFlight is the number of requests running at End.
+	InFlight int
+	// RequestRate is Requests ÷ the effective length, in requests per
+	// second; nil when the window has no length yet.
+	RequestRate stats.ByStatus[*float64]
+	// OutputTokens and PromptTokens are the tokens attributed to the window
+	// by event time (fractional where a request straddles a bound).
+	OutputTokens, PromptTokens stats.ByStatus[float64]
+	// OutputTokenRate is OutputTokens ÷ the effective length, and
+	// TotalTokenRate (OutputTokens + PromptTokens) ÷ the same, in tokens
+	// per second; nil when the window has no length yet.
+	OutputTokenRate, TotalTokenRate stats.ByStatus[*float64]
+	// Concurrency is the time-weighted mean number of requests in flight
+	// over the window; nil when it has no length yet.
+	Concurrency *float64
+
+	summaries [numMetrics]stats.ByStatus[Summary]
+	origin    time.Time
+	entries   []weightedEntry
+	running   []time.Time
+
+	recordsOnce sync.Once
+	records     []Record
+}
+
+// Name returns the window's name, such as "1m".
+func (s *Snapshot) Name() string { return Name(s.Window) }
+
+// Length returns the effective length End − Start.
+func (s *Snapshot) Length() time.Duration { return s.End.Sub(s.Start) }
+
+// Summary returns metric m's summaries by status.
+func (s *Snapshot) Summary(m Metric) stats.ByStatus[Summary] {
+	if !m.valid() {
+		return stats.ByStatus[Summary]{}
+	}
+	return s.summaries[m]
+}
+
+// Running returns the start times of the requests in flight at End, which
+// count toward Concurrency.
+func (s *Snapshot) Running() []time.Time { return slices.Clone(s.running) }
+
+// cache holds a window's last snapshot.
+type cache struct {
+	mu   sync.Mutex
+	snap *Snapshot
+}
+
+// Snapshot returns window w's figures at now, reusing one computed less
+// than the cache TTL before or after now; nil when w is not one of the
+// store's windows. now must not precede the end of a request already
+// recorded: such a request would count as ended in the window.
+func (s *Store) Snapshot(now time.Time, w time.Duration) *Snapshot {
+	i := slices.Index(s.set.Windows, w)
+	if i < 0 {
+		return nil
+	}
+	c := &s.caches[i]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != nil && s.set.CacheTTL > 0 && absDuration(now.Sub(c.snap.End)) < s.set.CacheTTL {
+		return c.snap
+	}
+	c.snap = s.compute(now, w)
+	return c.snap
+}
+
+// Current returns window w's snapshot at the store clock's now.
+func (s *Store) Current(w time.Duration) *Snapshot {
+	return s.Snapshot(s.set.Clock.Now(), w)
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

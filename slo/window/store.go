@@ -1,0 +1,139 @@
+package window
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// Store is one target's rolling windows. It implements probe.Observer for
+// that target's events (events of other targets are ignored) and is safe
+// for concurrent use; recording never waits for a snapshot's computation.
+type Store struct {
+	target string
+	set    Settings
+
+	mu      sync.Mutex // guards ring, running
+	ring    *ring      // nil until measuring is scheduled to begin
+	running []time.Time
+
+	caches []cache // one per window, in the order of set.Windows
+}
+
+var _ probe.Observer = (*Store)(nil)
+
+// NewStore returns the windows of target with settings s (zero fields take
+// their defaults; see Settings).
+func NewStore(target string, s Settings) (*Store, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("could not create windows of %s: %w", target, err)
+	}
+	return &Store{target: target, set: s, caches: make([]cache, len(s.Windows))}, nil
+}
+
+// Target returns the target's name.
+func (s *Store) Target() string { return s.target }
+
+// Windows returns the window lengths, in configured order.
+func (s *Store) Windows() []time.Duration { return slices.Clone(s.set.Windows) }
+
+// Confidence returns the level of the intervals, or 0 when they are off.
+func (s *Store) Confidence() float64 { return s.set.Confidence }
+
+// MeasureStart returns when measuring begins (or began): the prober start
+// plus the warmup; ok is false before the prober started.
+func (s *Store) MeasureStart() (t time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ring == nil {
+		return time.Time{}, false
+	}
+	return s.ring.origin, true
+}
+
+// begin schedules the measure start at now + warmup, once; s.mu is held.
+func (s *Store) begin(now time.Time) {
+	if s.ring != nil {
+		return
+	}
+	longest := slices.Max(s.set.Windows)
+	seed := fnv.New64a()
+	_, _ = seed.Write([]byte(s.target))
+	s.ring = newRing(now.Add(s.set.Warmup), longest, s.set.SampleCap, s.set.Seed^seed.Sum64())
+}
+
+// Scheduled implements probe.Observer; it does nothing.
+func (s *Store) Scheduled(string) {}
+
+// Dropped implements probe.Observer; it does nothing.
+func (s *Store) Dropped(string, probe.DropReason) {}
+
+// State implements probe.Observer: the first time the target is ready, the
+// prober starts probing, and measuring begins after the warmup.
+func (s *Store) State(target string, state probe.TargetState, _ time.Duration) {
+	if target != s.target || state != probe.StateReady {
+		return
+	}
+	now := s.set.Clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.begin(now)
+}
+
+// Started implements probe.Observer: the request is in flight from now.
+func (s *Store) Started(target string) {
+	if target != s.target {
+		return
+	}
+	now := s.set.Clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.begin(now)
+	s.running = append(s.running, now)
+}
+
+// Finished implements probe.Observer: rec is added to the windows and is
+// no longer in flight. A record without an end is taken to end now.
+func (s *Store) Finished(rec *probe.Record) {
+	if rec.Target != s.target {
+		return
+	}
+	now := s.set.Clock.Now()
+	end := rec.End
+	if end.IsZero() {
+		end = now
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.begin(now)
+	s.stopRunning(rec.RequestStart)
+	s.ring.add(newEntry(rec, s.ring.origin, end))
+}
+
+// stopRunning removes the in-flight request that started last at or
+// before start (the earliest one when none did); s.mu is held.
+func (s *Store) stopRunning(start time.Time) {
+	if len(s.running) == 0 {
+		return
+	}
+	best := -1
+	for i, t := range s.running {
+		if !t.After(start) && (best < 0 || t.After(s.running[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		best = 0
+		for i, t := range s.running {
+			if t.Before(s.running[best]) {
+				best = i
+			}
+		}
+	}
+	s.running = slices.Delete(s.running, best, best+1)
+}
