@@ -66,6 +66,9 @@ type Target struct {
 	Workload Workload `yaml:"workload"`
 	// Schedule says when requests are sent.
 	Schedule Schedule `yaml:"schedule"`
+	// Objectives are the target's SLO objective sets, at most
+	// LimitObjectives; none by default.
+	Objectives []Objective `yaml:"objectives"`
 }
 
 // Auth names where a target's API key comes from; at most one of the two. An
@@ -160,10 +163,15 @@ type Schedule struct {
 	Seed int64 `yaml:"seed"`
 	// Trace is the trace the trace strategy replays.
 	Trace Trace `yaml:"trace"`
+	// ErrorBackoff is how long a stream of synchronous, concurrent or
+	// throughput pauses after an errored request before its next one; 0
+	// sends it at once. Default 1s for those strategies; unused by the others.
+	ErrorBackoff time.Duration `yaml:"error_backoff"`
 	// MaxConcurrency caps requests in flight; a due request waits for a slot and
 	// the wait is its dispatch delay. Default 4.
 	MaxConcurrency int `yaml:"max_concurrency"`
-	// MaxQueue bounds how many due requests may wait for a slot; beyond it a
-	// due request is dropped and counted, never sent late in a burst. Default 4.
+	// MaxQueue bounds how many due requests may wait for a slot, to be sent
+	// late, oldest first; beyond it a due request is dropped and counted.
+	// Default 4.
 	MaxQueue *int `yaml:"max_queue"`
 }

@@ -100,6 +100,7 @@ func (t *Target) applyDefaults(path string, set func(string) bool) {
 	t.Readiness.applyDefaults(path+".readiness", set)
 	t.Workload.applyDefaults(t.API, path+".workload", set)
 	t.Schedule.applyDefaults(path+".schedule", set)
+	t.applyObjectiveDefaults()
 }
 
 // applyDefaults fills the readiness gate's unset settings.
@@ -139,6 +140,9 @@ func (s *Schedule) applyDefaults(path string, set func(string) bool) {
 	}
 	if s.Strategy == StrategyTrace {
 		s.Trace.applyDefaults(path+".trace", set)
+	}
+	if closedLoop(s.Strategy) {
+		defaultDuration(&s.ErrorBackoff, DefaultErrorBackoff, path+".error_backoff", set)
 	}
 	if s.MaxConcurrency == 0 && !set(path+".max_concurrency") {
 		s.MaxConcurrency = DefaultMaxConcurrency

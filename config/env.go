@@ -66,6 +66,8 @@ type EnvTarget struct {
 	Streams int `env:"LLMPROBER_STREAMS" config:"schedule.streams"`
 	// Rampup is Schedule.Rampup, a Go duration.
 	Rampup time.Duration `env:"LLMPROBER_RAMPUP" config:"schedule.rampup"`
+	// ErrorBackoff is Schedule.ErrorBackoff, a Go duration.
+	ErrorBackoff time.Duration `env:"LLMPROBER_ERROR_BACKOFF" config:"schedule.error_backoff"`
 	// ScheduleSeed is Schedule.Seed.
 	ScheduleSeed int64 `env:"LLMPROBER_SCHEDULE_SEED" config:"schedule.seed"`
 	// TraceFile is Trace.File.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,7 +15,8 @@ import (
 )
 
 // Load reads the YAML file at path, decodes it strictly (unknown keys are
-// errors), applies defaults and validates it. Problems with the content are
+// errors), applies defaults and validates it. A relative trace file name is
+// taken relative to the directory of path. Problems with the content are
 // returned as Errors naming the file, line and field path, ordered by line:
 // the problems with the document's shape (unknown keys, wrong types) and
 // those with every value that could be decoded despite them.
@@ -41,6 +43,9 @@ func load(path string) (*Config, Errors, error) {
 		return nil, nil, fmt.Errorf("could not read config: %w", err)
 	}
 	c, found := decode(data, path)
+	if c != nil {
+		c.resolveTraceFiles(filepath.Dir(path))
+	}
 	return c, found, nil
 }
 

@@ -254,6 +254,24 @@ func TestLoadInvalid(t *testing.T) {
 			`invalid-windows.yml:1: windows[3]: duplicate window 1m0s (also windows[0])`,
 			`invalid-windows.yml:1: windows[4]: must be at least 1s`,
 		}},
+		{"invalid-objectives.yml", []string{
+			`invalid-objectives.yml:7: targets[0].objectives[0].ttft: must be > 0`,
+			`invalid-objectives.yml:8: targets[0].objectives[0].attainment: must be between 0 and 1 (exclusive), such as 0.99`,
+			`invalid-objectives.yml:9: targets[0].objectives[0].period: must be between 3d and 366d (the longest alert window is 3d)`,
+			`invalid-objectives.yml:10: targets[0].objectives[1].name: duplicate objective set "default" (also objectives[0])`,
+			`invalid-objectives.yml:12: targets[0].objectives[1].attainment: must be between 0 and 1 (exclusive), such as 0.99`,
+			`invalid-objectives.yml:13: targets[0].objectives[2]: must set at least one threshold (ttft, ttfot, itl, tpot, latency or scheduled_latency)`,
+		}},
+		{"invalid-objectives-syntax.yml", []string{
+			`invalid-objectives-syntax.yml:7: targets[0].objectives[0].ttfx: unknown field "ttfx" (did you mean "ttft"?)`,
+			`invalid-objectives-syntax.yml:9: targets[0].objectives[0].period: invalid period: use days or weeks, such as "30d" or "4w", or a duration such as "720h"`,
+		}},
+		{"invalid-objectives-inapplicable.yml", []string{
+			`invalid-objectives-inapplicable.yml:10: targets[0].objectives[0].ttft: needs a streaming target (stream: true)`,
+			`invalid-objectives-inapplicable.yml:11: targets[0].objectives[0].ttfot: needs a streaming target (stream: true)`,
+			`invalid-objectives-inapplicable.yml:12: targets[0].objectives[0].itl: needs a streaming target (stream: true)`,
+			`invalid-objectives-inapplicable.yml:13: targets[0].objectives[0].scheduled_latency: needs a strategy with an arrival schedule (constant, poisson or trace), not "synchronous"`,
+		}},
 		{"invalid-windows-syntax.yml", []string{
 			`invalid-windows-syntax.yml:2: windows[0]: invalid duration "1 minute": use a unit, such as "30s" or "1m30s"`,
 			`invalid-windows-syntax.yml:3: windows[1]: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`,

@@ -104,7 +104,7 @@ func (e Env) config() *Config {
 		Readiness: Readiness{Path: et.ReadinessPath},
 		Workload:  Workload{IgnoreEOS: et.IgnoreEOS},
 		Schedule: Schedule{Rate: et.Rate, MaxConcurrency: et.MaxConcurrency, Strategy: et.Strategy,
-			Streams: et.Streams, Rampup: et.Rampup, Seed: et.ScheduleSeed,
+			Streams: et.Streams, Rampup: et.Rampup, Seed: et.ScheduleSeed, ErrorBackoff: et.ErrorBackoff,
 			Trace: Trace{File: et.TraceFile, Format: et.TraceFormat, TimeScale: et.TraceTimeScale, Loop: et.TraceLoop}},
 	}
 	if src.set[path+".workload.conversation.turns"] || src.set[path+".workload.conversation.think_time"] ||

@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -51,30 +52,41 @@ const (
 	LimitTurns = 1000
 	// LimitThinkTime bounds Conversation.ThinkTime.
 	LimitThinkTime = 24 * time.Hour
+	// LimitErrorBackoff bounds Schedule.ErrorBackoff.
+	LimitErrorBackoff = time.Hour
 )
 
 // DefaultTimeScale is Trace.TimeScale's default.
 const DefaultTimeScale = 1.0
 
+// DefaultErrorBackoff is Schedule.ErrorBackoff's default under the
+// closed-loop strategies.
+const DefaultErrorBackoff = time.Second
+
 // Trace is the trace the trace strategy replays.
 type Trace struct {
 	// File is the trace file; required by the trace strategy. Read when the
-	// configuration is checked and when probing starts.
+	// configuration is checked and when probing starts. Load makes a
+	// relative name relative to the configuration file's directory.
 	File string `yaml:"file"`
 	// Format is jsonl or azure_csv. Default: azure_csv for a ".csv" file,
 	// jsonl otherwise.
 	Format string `yaml:"format"`
 	// TimeScale multiplies every timestamp: 2 replays at half speed, 0.5 at
-	// double speed. Default 1.
+	// double speed. Check rejects a scale at which the trace's mean rate
+	// exceeds LimitRate. Default 1.
 	TimeScale float64 `yaml:"time_scale"`
-	// Loop replays the trace again from its start after its last request;
-	// otherwise the target stops sending. Default false.
+	// Loop replays the trace again from its start after its last request
+	// (at once when no row has a timestamp); otherwise the target stops
+	// sending. Default false.
 	Loop bool `yaml:"loop"`
 }
 
 // Conversation makes every request a turn of a multi-turn conversation.
 type Conversation struct {
-	// Turns is the number of turns of each conversation, 1 to LimitTurns; required.
+	// Turns is the number of turns of each conversation, 1 to LimitTurns;
+	// required. With History full, Turns × (prompt + output tokens), at
+	// their max, must not exceed LimitTokens.
 	Turns int `yaml:"turns"`
 	// ThinkTime is the least time between the end of a turn and the start of
 	// the next. Default 0.
@@ -93,6 +105,12 @@ type Conversation struct {
 // usesRate reports whether the strategy paces requests at Schedule.Rate.
 func usesRate(strategy string) bool {
 	return strategy == StrategyConstant || strategy == StrategyPoisson
+}
+
+// closedLoop reports whether the strategy sends each stream's next request
+// when its last one ends, and so pauses after an error.
+func closedLoop(strategy string) bool {
+	return strategy == StrategySynchronous || strategy == StrategyConcurrent || strategy == StrategyThroughput
 }
 
 // applyDefaults fills the unset trace settings.
@@ -123,6 +141,12 @@ func notUsed(col *collector, path, strategy string) {
 	col.add(path, "is not used by strategy %s", strategy)
 }
 
+// notUsedBecause records that the setting at path does not apply to
+// strategy, and why.
+func notUsedBecause(col *collector, path, strategy, why string) {
+	col.add(path, "is not used by strategy %s: %s", strategy, why)
+}
+
 // validateStrategy records the problems with the strategy and the settings
 // that depend on it: rate, streams, rampup, seed and trace.
 func (s *Schedule) validateStrategy(col *collector, path string) {
@@ -151,7 +175,42 @@ func (s *Schedule) validateStrategy(col *collector, path string) {
 	if s.Strategy != StrategyPoisson && (s.Seed != 0 || set(path+".seed")) {
 		notUsed(col, path+".seed", s.Strategy)
 	}
+	s.validateCapacity(col, path)
+	s.validateErrorBackoff(col, path+".error_backoff")
 	s.Trace.validate(col, path+".trace", s.Strategy)
+}
+
+// validateCapacity records the concurrency settings the strategy does not
+// use: synchronous has one request at a time, and each stream of throughput
+// has its own slot, so that none ever queues.
+func (s *Schedule) validateCapacity(col *collector, path string) {
+	set := col.src.isSet
+	switch s.Strategy {
+	case StrategySynchronous:
+		for _, key := range []string{".max_concurrency", ".max_queue"} {
+			if set(path + key) {
+				notUsedBecause(col, path+key, s.Strategy, "it sends one request at a time")
+			}
+		}
+	case StrategyThroughput:
+		if set(path + ".max_queue") {
+			notUsedBecause(col, path+".max_queue", s.Strategy, "each of its streams has a concurrency slot")
+		}
+	}
+}
+
+// validateErrorBackoff checks the pause of a closed-loop stream after an error.
+func (s *Schedule) validateErrorBackoff(col *collector, path string) {
+	switch {
+	case !closedLoop(s.Strategy):
+		if s.ErrorBackoff != 0 || col.src.isSet(path) {
+			notUsedBecause(col, path, s.Strategy, "only synchronous, concurrent and throughput pause after an error")
+		}
+	case s.ErrorBackoff < 0:
+		col.add(path, "must be >= 0")
+	case s.ErrorBackoff > LimitErrorBackoff:
+		col.add(path, "must be at most %v", LimitErrorBackoff)
+	}
 }
 
 // validateRate checks a rate strategy's rate.
@@ -229,6 +288,7 @@ func (w *Workload) validateForStrategy(col *collector, path, strategy string) {
 			col.add(path+".conversation", "cannot be used with strategy %s: the trace's conversation_id and turn make conversations", StrategyTrace)
 		} else {
 			w.Conversation.validate(col, path+".conversation")
+			w.validateContext(col, path+".conversation.turns")
 		}
 	}
 	if strategy != StrategyTrace {
@@ -248,6 +308,9 @@ func (c *Conversation) validate(col *collector, path string) {
 		col.add(path+".turns", "required: the number of turns, from 1 to %d", LimitTurns)
 	case c.Turns < 1 || c.Turns > LimitTurns:
 		col.add(path+".turns", "must be from 1 to %d", LimitTurns)
+	case c.Turns == 1:
+		c.validateOneTurn(col, path)
+		return
 	}
 	switch {
 	case c.ThinkTime < 0:
@@ -266,6 +329,54 @@ func (c *Conversation) validate(col *collector, path string) {
 	}
 }
 
+// validateOneTurn records the later-turn settings of a conversation of one
+// turn, which has none.
+func (c *Conversation) validateOneTurn(col *collector, path string) {
+	set := col.src.isSet
+	for _, f := range []struct {
+		key  string
+		zero bool
+	}{
+		{"think_time", c.ThinkTime == 0},
+		{"history", true}, // always filled by its default
+		{"prompt_tokens", c.PromptTokens == (Distribution{})},
+		{"output_tokens", c.OutputTokens == (Distribution{})},
+	} {
+		if p := path + "." + f.key; !f.zero || set(p) {
+			col.add(p, "is not used with turns: 1: a conversation of one turn has no later turn")
+		}
+	}
+}
+
+// validateContext records a conversation with full history whose last turn
+// could carry more than LimitTokens: every turn's prompt and output at their
+// maximum. Nothing is recorded while a count it needs is itself invalid.
+func (w *Workload) validateContext(col *collector, path string) {
+	c := w.Conversation
+	if c.History != HistoryFull || c.Turns < 2 || c.Turns > LimitTurns {
+		return
+	}
+	laterPrompt, laterOutput := c.PromptTokens, c.OutputTokens
+	if laterPrompt == (Distribution{}) {
+		laterPrompt = w.PromptTokens
+	}
+	if laterOutput == (Distribution{}) {
+		laterOutput = w.OutputTokens
+	}
+	var most [4]int64
+	for i, d := range []Distribution{w.PromptTokens, w.OutputTokens, laterPrompt, laterOutput} {
+		if d.Max < 1 || d.Max > LimitTokens {
+			return
+		}
+		most[i] = int64(d.Max)
+	}
+	total := most[0] + most[1] + int64(c.Turns-1)*(most[2]+most[3])
+	if total > LimitTokens {
+		col.add(path, "with history %s, the last turn's context can reach %d tokens (turns × (prompt + output tokens), at their max), "+
+			"more than %d: lower turns or the token counts, or use history %s or %s", HistoryFull, total, LimitTokens, HistoryLastTurn, HistoryNewPrompt)
+	}
+}
+
 // checkTrace reads the target's trace file, when it replays one, and records
 // its first problem; the message names the trace file, line and field.
 func (s *Schedule) checkTrace(col *collector, path string) {
@@ -279,8 +390,55 @@ func (s *Schedule) checkTrace(col *collector, path string) {
 	switch {
 	case err != nil:
 		col.add(path+".trace.file", "%v", err)
-	case s.Trace.Loop && tr.Period() <= 0:
-		col.add(path+".trace.loop", "trace %s cannot loop: its timestamps span no time", s.Trace.File)
+	case s.Trace.Loop && tr.Period() <= 0 && tr.Timed() > 0:
+		col.add(path+".trace.loop", "trace %s cannot loop: %s", s.Trace.File, trace.NoSpan)
+	default:
+		s.Trace.checkRate(col, path+".trace", tr)
+	}
+}
+
+// checkRate records a trace replayed faster than LimitRate on average: its
+// timestamped rows ÷ (one pass × TimeScale), where a pass is the trace's
+// Period. A trace that does not loop is sent once, so its pass counts as at
+// least 1 s: a short burst of up to LimitRate rows is accepted. path locates
+// the trace settings.
+func (t *Trace) checkRate(col *collector, path string, tr *trace.Trace) {
+	rows := tr.Timed()
+	if rows == 0 || !(t.TimeScale > 0) || math.IsInf(t.TimeScale, 0) {
+		return
+	}
+	pass := tr.Period()
+	span := pass.Seconds() * t.TimeScale
+	if !t.Loop {
+		span = max(span, 1)
+	}
+	rate := float64(rows) / span
+	switch {
+	case rate <= LimitRate:
+	case pass <= 0:
+		col.add(path+".file", "trace %s has %d timestamped rows, all at 0: more than %d at once; spread their timestamps",
+			t.File, rows, LimitRate)
+	default:
+		least := ceilDigits(float64(rows)/(LimitRate*pass.Seconds()), 5)
+		col.add(path+".time_scale", "is too small: trace %s would be replayed at a mean %.5g requests per second "+
+			"(%d timestamped rows in a pass of %v × %g), more than %d; use at least %g", t.File, rate, rows, pass, t.TimeScale, LimitRate, least)
+	}
+}
+
+// ceilDigits rounds x > 0 up to the given number of significant digits,
+// ignoring a relative excess below 10⁻⁹ (floating-point noise).
+func ceilDigits(x float64, digits int) float64 {
+	scale := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(x)))
+	return math.Ceil(x*scale*(1-1e-9)) / scale
+}
+
+// resolveTraceFiles makes every relative trace file name relative to dir,
+// the configuration file's directory, as Prometheus does for rule files.
+func (c *Config) resolveTraceFiles(dir string) {
+	for i := range c.Targets {
+		if f := &c.Targets[i].Schedule.Trace.File; *f != "" && !filepath.IsAbs(*f) {
+			*f = filepath.Join(dir, *f)
+		}
 	}
 }
 

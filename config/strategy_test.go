@@ -38,10 +38,14 @@ func TestCheckTraceFiles(t *testing.T) {
 		{"testdata/traces/missing-column.csv", false,
 			"c.yml:8: targets[0].schedule.trace.file: testdata/traces/missing-column.csv:1: header: missing column GeneratedTokens (want TIMESTAMP,ContextTokens,GeneratedTokens)"},
 		{"testdata/traces/non-numeric.csv", false,
-			`c.yml:8: targets[0].schedule.trace.file: testdata/traces/non-numeric.csv:3: ContextTokens: must be an integer from 1 to 16777216, got "many"`},
+			`c.yml:8: targets[0].schedule.trace.file: testdata/traces/non-numeric.csv:3: ContextTokens: must be an integer from 1 to 1048576, got "many"`},
 		{"testdata/traces/no-timestamps.jsonl", false, ""},
-		{"testdata/traces/no-timestamps.jsonl", true,
-			"c.yml:9: targets[0].schedule.trace.loop: trace testdata/traces/no-timestamps.jsonl cannot loop: its timestamps span no time"},
+		// Without timestamps, each pass follows the previous one at once.
+		{"testdata/traces/no-timestamps.jsonl", true, ""},
+		{"testdata/traces/zero.jsonl", false, ""},
+		{"testdata/traces/zero.jsonl", true,
+			"c.yml:9: targets[0].schedule.trace.loop: trace testdata/traces/zero.jsonl cannot loop: its timestamps span no time (every one is 0); " +
+				"spread them, or leave them out to replay the rows back to back"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s loop %v", tt.file, tt.loop), func(t *testing.T) {
@@ -76,10 +80,11 @@ func TestStrategyDefaults(t *testing.T) {
 	q := DefaultMaxQueue
 	want := []Schedule{
 		// No rate for a closed loop.
-		{Strategy: "synchronous", MaxConcurrency: 4, MaxQueue: &q},
+		// Closed loops pause 1 s after an error.
+		{Strategy: "synchronous", ErrorBackoff: time.Second, MaxConcurrency: 4, MaxQueue: &q},
 		{Strategy: "poisson", Rate: 0.2, Seed: 3, MaxConcurrency: 4, MaxQueue: &q},
 		{Strategy: "trace", Trace: Trace{File: "t.csv", TimeScale: 1}, MaxConcurrency: 4, MaxQueue: &q},
-		{Strategy: "concurrent", Streams: 8, Rampup: 4 * time.Second, MaxConcurrency: 4, MaxQueue: &q},
+		{Strategy: "concurrent", Streams: 8, Rampup: 4 * time.Second, ErrorBackoff: time.Second, MaxConcurrency: 4, MaxQueue: &q},
 	}
 	for i, w := range want {
 		if got := c.Targets[i].Schedule; !reflect.DeepEqual(got, w) {
@@ -178,7 +183,7 @@ var (
 				// max defaults to ⌈4·64⌉ = 256.
 				PromptTokens: Fixed(64), OutputTokens: Distribution{Mean: 64, Stdev: 16, Min: 1, Max: 256}},
 		},
-		Schedule: Schedule{Strategy: "concurrent", Streams: 4, Rampup: 10 * time.Second, MaxConcurrency: 4, MaxQueue: ptr(4)},
+		Schedule: Schedule{Strategy: "concurrent", Streams: 4, Rampup: 10 * time.Second, ErrorBackoff: 5 * time.Second, MaxConcurrency: 4, MaxQueue: ptr(4)},
 	}
 	fullReplay = Target{
 		Name: "replay", BaseURL: "http://127.0.0.1:8000/v1", Model: "qwen2.5-0.5b", API: "chat",

@@ -109,6 +109,7 @@ func (t *Target) validate(col *collector, path string) {
 	t.Workload.validate(col, path+".workload")
 	t.Workload.validateForStrategy(col, path+".workload", t.Schedule.Strategy)
 	t.Schedule.validate(col, path+".schedule")
+	t.validateObjectives(col, path)
 }
 
 // validateBaseURL checks an http(s) URL with a host and no credentials,

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +31,7 @@ var (
 	authType         = reflect.TypeFor[Auth]()
 	durationType     = reflect.TypeFor[time.Duration]()
 	distributionType = reflect.TypeFor[Distribution]()
+	periodType       = reflect.TypeFor[Period]()
 )
 
 // walker checks a YAML document against the shape of Config before it is
@@ -106,12 +109,17 @@ func (w *walker) value(n *yaml.Node, t reflect.Type, path string) {
 	case t == durationType:
 		w.duration(n, path)
 		return
+	case t == periodType:
+		w.period(n, path)
+		return
 	case t == distributionType && n.Kind != yaml.MappingNode:
-		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && !isWideInt(n)) {
 			w.fail(n, path, "must be an integer or a mapping with mean, stdev, min and max")
 			return
 		}
-		w.src.fixed[path] = true
+		if w.intInRange(n, path) {
+			w.src.fixed[path] = true
+		}
 		return
 	case t == authType && n.Kind == yaml.ScalarNode:
 		w.fail(n, path, inlineKeyMsg)
@@ -341,9 +349,11 @@ func (w *walker) scalar(n *yaml.Node, kind reflect.Kind, path string) {
 			w.fail(n, path, "must be true or false")
 		}
 	case reflect.Int, reflect.Int64:
-		if tag != "!!int" {
+		if tag != "!!int" && !isWideInt(n) {
 			w.fail(n, path, "must be an integer")
+			return
 		}
+		w.intInRange(n, path)
 	case reflect.Float64:
 		if tag != "!!int" && tag != "!!float" {
 			w.fail(n, path, "must be a number")
@@ -362,12 +372,69 @@ func (w *walker) duration(n *yaml.Node, path string) {
 	case "!!int", "!!float":
 		w.fail(n, path, `must be a duration with a unit, such as "30s" or "1m30s", not a bare number`)
 	case "!!str":
-		if _, err := time.ParseDuration(n.Value); err != nil {
+		_, err := time.ParseDuration(n.Value)
+		switch {
+		case err == nil:
+		case !durationSyntax.MatchString(n.Value):
 			w.fail(n, path, `invalid duration %q: use a unit, such as "30s" or "1m30s"`, n.Value)
+		case strings.HasPrefix(n.Value, "-"):
+			w.fail(n, path, "must be >= 0")
+		default:
+			w.fail(n, path, "is too large (at most %v)", limitOf(path, durationLimits, time.Duration(math.MaxInt64)))
 		}
 	default:
 		w.fail(n, path, `must be a duration such as "30s"`)
 	}
+}
+
+// durationSyntax matches what time.ParseDuration accepts, whatever the
+// size: a duration that matches but does not parse is out of range.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// durationLimits are the largest values of the bounded durations, by key,
+// named in the message for a duration that does not fit in 64 bits.
+var durationLimits = map[string]time.Duration{
+	"rampup": LimitRampup, "think_time": LimitThinkTime, "error_backoff": LimitErrorBackoff,
+}
+
+// intLimits are the largest values of the bounded integers, by key, named
+// in the message for an integer that does not fit in 64 bits.
+var intLimits = map[string]int64{
+	"streams": LimitStreams, "max_concurrency": LimitConcurrency, "max_queue": LimitQueue, "turns": LimitTurns,
+	"prompt_tokens": LimitTokens, "output_tokens": LimitTokens, "min": LimitTokens, "max": LimitTokens,
+}
+
+// limitOf returns the limit of the setting at path from limits, by its last
+// key, or def.
+func limitOf[T any](path string, limits map[string]T, def T) T {
+	if v, ok := limits[path[strings.LastIndexByte(path, '.')+1:]]; ok {
+		return v
+	}
+	return def
+}
+
+// wideInt matches a plain decimal integer, which YAML resolves as a float
+// when it does not fit in 64 bits.
+var wideInt = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
+
+// isWideInt reports whether n is an integer too wide to be resolved as one.
+func isWideInt(n *yaml.Node) bool {
+	return n.ShortTag() == "!!float" && wideInt.MatchString(n.Value)
+}
+
+// intInRange reports whether the integer n fits in an int64, and records a
+// problem naming the setting's bound when it does not.
+func (w *walker) intInRange(n *yaml.Node, path string) bool {
+	var v int64
+	if n.ShortTag() == "!!int" && n.Decode(&v) == nil {
+		return true
+	}
+	if strings.HasPrefix(n.Value, "-") {
+		w.fail(n, path, "is too small: must be at least %d", int64(math.MinInt64))
+	} else {
+		w.fail(n, path, "is too large: must be at most %d", limitOf(path, intLimits, int64(math.MaxInt64)))
+	}
+	return false
 }
 
 // isMergeKey reports whether k is the YAML merge key "<<".

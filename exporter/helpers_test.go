@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 )
 
 func TestMain(m *testing.M) {
@@ -33,11 +34,14 @@ func ats(ms ...int) []time.Time {
 	return out
 }
 
-// Fixture targets: alpha is a streamed chat target, beta a non-streamed
+// Fixture targets: alpha is a streamed chat target with one objective set
+// (TTFT ≤ 0.3 s, ITL ≤ 0.05 s, 99% over 30 days), beta a non-streamed
 // completions target whose provider is left to the default.
 var (
 	alpha = Target{Name: "alpha", Model: "llama-3-8b", API: "chat", Stream: true, Provider: "openai",
-		ServerAddress: "10.0.0.1", ServerPort: 8000}
+		ServerAddress: "10.0.0.1", ServerPort: 8000, Objectives: []slo.Objective{alphaObjective}}
+	alphaObjective = slo.Objective{Name: "default", Attainment: 0.99, Period: 30 * 24 * time.Hour,
+		Thresholds: []slo.Threshold{{Quantity: slo.TTFT, Max: 300 * time.Millisecond}, {Quantity: slo.ITL, Max: 50 * time.Millisecond}}}
 	beta = Target{Name: "beta", Model: "gpt2", API: "completions", ServerAddress: "llm.example", ServerPort: 443}
 )
 

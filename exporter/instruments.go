@@ -159,6 +159,7 @@ type instruments struct {
 	inFlight                        metric.Int64UpDownCounter
 	targetState, targetInfo         metric.Int64ObservableGauge
 	startupWait                     metric.Float64ObservableGauge
+	slo                             sloInstruments
 }
 
 // builder creates instruments and keeps the first error.
@@ -225,6 +226,7 @@ func newInstruments(meter metric.Meter, extra map[string][]float64) (*instrument
 		requests:         b.counter(specRequests),
 		scheduled:        b.counter(specScheduled),
 		dropped:          b.counter(specDropped),
+		slo:              b.sloInstruments(),
 	}
 	b.gauges(in)
 	return in, b.err

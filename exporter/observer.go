@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // Target is the static description of one probed target.
@@ -30,6 +31,8 @@ type Target struct {
 	// ServerPort is the port of the base URL (explicit or the scheme's
 	// default): server.port; 0 leaves it out.
 	ServerPort int
+	// Objectives are the target's SLO objective sets; none when empty.
+	Objectives []slo.Objective
 }
 
 // Observer implements probe.Observer: it records every event into the
@@ -50,6 +53,8 @@ var _ probe.Observer = (*Observer)(nil)
 type targetState struct {
 	target Target
 	attrs  *targetAttrs
+	// objectives are the objective sets with their attribute sets.
+	objectives []*objectiveAttrs
 
 	mu           sync.Mutex
 	state        probe.TargetState
@@ -73,14 +78,15 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 			t.Provider = "openai"
 		}
 		ts := &targetState{
-			target: t, attrs: newTargetAttrs(t), state: probe.StateWaiting,
+			target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
 			counts: map[probe.Outcome]uint64{}, recent: newRing(RecentPerTarget),
 		}
 		o.targets = append(o.targets, ts)
 		o.byName[t.Name] = ts
 	}
 	o.initSeries()
-	reg, err := m.meter.RegisterCallback(o.observe, m.inst.targetState, m.inst.targetInfo, m.inst.startupWait)
+	observables := append([]metric.Observable{m.inst.targetState, m.inst.targetInfo, m.inst.startupWait}, m.inst.slo.gauges()...)
+	reg, err := m.meter.RegisterCallback(o.observe, observables...)
 	if err != nil {
 		return nil, fmt.Errorf("could not register gauge callback: %w", err)
 	}
@@ -98,7 +104,7 @@ func validateTarget(t Target, seen map[string]*targetState) error {
 	case t.API != "chat" && t.API != "completions":
 		return fmt.Errorf("target %q: api %q is neither chat nor completions", t.Name, t.API)
 	}
-	return nil
+	return validateObjectives(t)
 }
 
 // initSeries creates every counter series at 0 so rate() works from the start.
@@ -113,6 +119,7 @@ func (o *Observer) initSeries() {
 		}
 		o.inst.scheduled.Add(ctx, 0, ts.attrs.target)
 		o.inst.inFlight.Add(ctx, 0, ts.attrs.target)
+		o.initSLOSeries(ctx, ts)
 	}
 }
 
@@ -132,6 +139,7 @@ func (o *Observer) observe(_ context.Context, obs metric.Observer) error {
 		obs.ObserveFloat64(o.inst.startupWait, waited.Seconds(), ts.attrs.target)
 		obs.ObserveInt64(o.inst.targetInfo, 1, ts.attrs.info)
 	}
+	o.observeSLO(obs)
 	return nil
 }
 
@@ -190,6 +198,7 @@ func (o *Observer) Finished(rec *probe.Record) {
 	o.recordGenAI(ctx, ts.attrs, rec)
 	o.recordLatencies(ctx, ts.attrs, rec)
 	o.recordPhases(ctx, ts.attrs, rec)
+	o.recordSLO(ctx, ts, rec)
 	summary := summarize(rec)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()

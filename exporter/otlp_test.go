@@ -242,6 +242,7 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentScheduledLatency, InstrumentHTTPPhaseDuration, InstrumentRequests, InstrumentProbesScheduled,
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
+		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
 	}
 	var got []string
 	for n := range byName {

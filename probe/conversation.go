@@ -56,32 +56,43 @@ type ConversationConfig struct {
 // conversations follow one another: slot n carries turn n mod N + 1 of
 // conversation ⌊n/N⌋ for N turns.
 //
-// A conversation is planned whole when its first turn's slot comes (the
-// generation delay): its id, every user message (each with its own unique
-// random prefix) and every output length. A later turn's messages are made
-// just before it is sent, from the earlier turns that succeeded. The server's
-// reply text is not kept: the history holds a stand-in assistant message of
-// as many words as the reply had output tokens, so the prompt grows as it
-// would with the real reply.
+// Each turn is planned when its slot comes: its user message (with its own
+// unique random prefix) and its output length are drawn from the
+// conversation's own generator, seeded when the conversation begins, so a
+// conversation's turns do not depend on how streams interleave. The time the
+// first turn takes is the conversation's generation delay. A later turn's
+// messages are completed just before it is sent, from the earlier turns that
+// succeeded. The server's reply text is not kept: the history holds a
+// stand-in assistant message of as many words as the reply had output tokens
+// (at most the turn's forced output length), so the prompt grows as it would
+// with the real reply. A conversation keeps only the history its mode sends.
 type Conversations struct {
 	cfg ConversationConfig
 
 	mu      sync.Mutex
 	rng     *rand.Rand
-	count   uint64                // conversations planned so far
+	count   uint64                // conversations begun so far
 	streams map[int]*conversation // the open conversation of each stream
 }
 
-// conversation is one planned conversation. Its history is touched only by
-// Prepare, which the prober calls for one turn at a time, in turn order.
+// conversation is one open conversation. draw, next and last are touched by
+// Turn only (under Conversations.mu); reply and history by prepare only,
+// which the prober calls for one turn at a time, in turn order.
 type conversation struct {
 	id      string
 	mode    History
-	prompts []string // user message of each turn
-	outputs []int    // forced output length of each turn
-	rng     *rand.Rand
+	draw    *rand.Rand // user messages and output lengths
 	next    int        // turns handed out so far
-	history []exchange // earlier turns that succeeded
+	last    sent       // the latest turn handed out
+	reply   *rand.Rand // stand-in replies
+	history []exchange // earlier turns that succeeded, as far as mode sends them
+}
+
+// sent is what a later turn needs of its predecessor: its user message and
+// forced output length.
+type sent struct {
+	user   string
+	output int
 }
 
 // exchange is one succeeded turn: its user message and the reply's stand-in.
@@ -115,62 +126,64 @@ func NewConversations(cfg ConversationConfig) (*Conversations, error) {
 }
 
 // Turn implements Workload: the next turn of stream's conversation, or the
-// first turn of a new one.
+// first turn of a new one, planned now.
 func (c *Conversations) Turn(n uint64, stream int) Turn {
 	c.mu.Lock()
 	conv := c.streams[stream]
 	if conv == nil {
-		conv = c.plan()
+		conv = c.begin()
 		c.streams[stream] = conv
 	}
 	k := conv.next
+	prompt, output := c.cfg.Prompt, c.cfg.Output
+	if k == 0 {
+		prompt, output = c.cfg.FirstPrompt, c.cfg.FirstOutput
+	}
+	prev := conv.last
+	cur := sent{output: max(output(conv.draw), 1)}
+	cur.user = promptText(conv.draw, max(prompt(conv.draw), prefixWords+1))
+	conv.last = cur
 	conv.next++
-	last := conv.next == len(conv.prompts)
+	last := conv.next == c.cfg.Turns
 	if last {
 		delete(c.streams, stream)
 	}
 	c.mu.Unlock()
 
-	req := &Request{Seq: n, ConversationID: conv.id, Turn: k + 1, MaxOutputTokens: conv.outputs[k]}
+	req := &Request{Seq: n, ConversationID: conv.id, Turn: k + 1, MaxOutputTokens: cur.output}
 	t := Turn{Request: req, First: k == 0, Last: last}
 	if k == 0 {
-		req.Messages = []Message{{Role: "user", Content: conv.prompts[0]}}
+		req.Messages = []Message{{Role: "user", Content: cur.user}}
 		req.PromptTokens = countWords(req.Messages)
 		return t
 	}
 	t.Think = c.cfg.ThinkTime
-	t.Prepare = func(prev *Record) { conv.prepare(req, k, prev) }
+	t.Prepare = func(rec *Record) { conv.prepare(req, k, prev, cur.user, rec) }
 	return t
 }
 
-// plan makes the next conversation whole; c.mu is held.
-func (c *Conversations) plan() *conversation {
+// begin starts the next conversation; c.mu is held.
+func (c *Conversations) begin() *conversation {
 	conv := &conversation{
-		id:      "c" + strconv.FormatUint(c.count, 10),
-		mode:    c.cfg.History,
-		prompts: make([]string, c.cfg.Turns),
-		outputs: make([]int, c.cfg.Turns),
-		rng:     newRand(c.rng.Uint64()),
+		id:    "c" + strconv.FormatUint(c.count, 10),
+		mode:  c.cfg.History,
+		draw:  newRand(c.rng.Uint64()),
+		reply: newRand(c.rng.Uint64()),
 	}
 	c.count++
-	for k := range c.cfg.Turns {
-		prompt, output := c.cfg.Prompt, c.cfg.Output
-		if k == 0 {
-			prompt, output = c.cfg.FirstPrompt, c.cfg.FirstOutput
-		}
-		conv.prompts[k] = promptText(c.rng, max(prompt(c.rng), prefixWords+1))
-		conv.outputs[k] = max(output(c.rng), 1)
-	}
 	return conv
 }
 
-// prepare sets the messages of turn k (0-based, k ≥ 1) once turn k−1
-// ended with prev (nil when it was dropped).
-func (conv *conversation) prepare(req *Request, k int, prev *Record) {
-	if prev != nil && prev.Outcome == Successful {
-		conv.history = append(conv.history, exchange{
-			turn: k - 1, user: conv.prompts[k-1], reply: wordsText(conv.rng, prev.OutputTokens),
-		})
+// prepare sets the messages of turn k (0-based, k ≥ 1), whose own user
+// message is user, once turn k−1 (prev) ended with rec (nil when it was
+// dropped).
+func (conv *conversation) prepare(req *Request, k int, prev sent, user string, rec *Record) {
+	if rec != nil && rec.Outcome == Successful && conv.mode != HistoryNewPrompt {
+		e := exchange{turn: k - 1, user: prev.user, reply: wordsText(conv.reply, min(max(rec.OutputTokens, 0), prev.output))}
+		if conv.mode == HistoryLastTurn {
+			conv.history = conv.history[:0]
+		}
+		conv.history = append(conv.history, e)
 	}
 	var earlier []exchange
 	switch conv.mode {
@@ -185,7 +198,7 @@ func (conv *conversation) prepare(req *Request, k int, prev *Record) {
 	for _, e := range earlier {
 		msgs = append(msgs, Message{Role: "user", Content: e.user}, Message{Role: "assistant", Content: e.reply})
 	}
-	req.Messages = append(msgs, Message{Role: "user", Content: conv.prompts[k]})
+	req.Messages = append(msgs, Message{Role: "user", Content: user})
 	req.PromptTokens = countWords(req.Messages)
 }
 

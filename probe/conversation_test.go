@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ func TestConversationHistory(t *testing.T) {
 	ok := func(out int) *Record { return &Record{Outcome: Successful, OutputTokens: out} }
 	failed := &Record{Outcome: Errored}
 	// Three turns: the first prompt has 6 words, later ones 3; turn 1's reply
-	// has 5 tokens. Turn 2 fails or is dropped, so turn 3 sees only turn 1.
+	// has 3 tokens (of 4 forced), turn 2's 2 (of 2). Turn 2 fails or is
+	// dropped, so turn 3 sees only turn 1.
 	tests := []struct {
 		name    string
 		history History
@@ -31,12 +33,12 @@ func TestConversationHistory(t *testing.T) {
 		want3   string  // turn 3's messages
 		tokens3 int
 	}{
-		{"full", HistoryFull, ok(4), "user:6 assistant:5 user:3", "user:6 assistant:5 user:3 assistant:4 user:3", 21},
-		{"full after a failed turn", HistoryFull, failed, "user:6 assistant:5 user:3", "user:6 assistant:5 user:3", 14},
-		{"full after a dropped turn", HistoryFull, nil, "user:6 assistant:5 user:3", "user:6 assistant:5 user:3", 14},
-		{"last turn", HistoryLastTurn, ok(4), "user:6 assistant:5 user:3", "user:3 assistant:4 user:3", 10},
-		{"last turn after a failed turn", HistoryLastTurn, failed, "user:6 assistant:5 user:3", "user:3", 3},
-		{"new prompt", HistoryNewPrompt, ok(4), "user:3", "user:3", 3},
+		{"full", HistoryFull, ok(2), "user:6 assistant:3 user:3", "user:6 assistant:3 user:3 assistant:2 user:3", 17},
+		{"full after a failed turn", HistoryFull, failed, "user:6 assistant:3 user:3", "user:6 assistant:3 user:3", 12},
+		{"full after a dropped turn", HistoryFull, nil, "user:6 assistant:3 user:3", "user:6 assistant:3 user:3", 12},
+		{"last turn", HistoryLastTurn, ok(2), "user:6 assistant:3 user:3", "user:3 assistant:2 user:3", 8},
+		{"last turn after a failed turn", HistoryLastTurn, failed, "user:6 assistant:3 user:3", "user:3", 3},
+		{"new prompt", HistoryNewPrompt, ok(2), "user:3", "user:3", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +47,7 @@ func TestConversationHistory(t *testing.T) {
 			if got := roles(t1.Request.Messages); got != "user:6" || t1.Request.PromptTokens != 6 || t1.Request.MaxOutputTokens != 4 {
 				t.Fatalf("turn 1: %s, %d prompt tokens, %d output; want user:6, 6, 4", got, t1.Request.PromptTokens, t1.Request.MaxOutputTokens)
 			}
-			t2.Prepare(ok(5))
+			t2.Prepare(ok(3))
 			t3.Prepare(tt.prev2)
 			if got := roles(t2.Request.Messages); got != tt.want2 {
 				t.Errorf("turn 2: %s, want %s", got, tt.want2)
@@ -157,5 +159,57 @@ func TestReplayWorkloadTurns(t *testing.T) {
 	}
 	if _, err := NewReplayWorkload(&trace.Trace{}, 1); err == nil {
 		t.Error("an empty trace was accepted")
+	}
+}
+
+func TestConversationPlansEachTurnWhenIssued(t *testing.T) {
+	// A sampler that counts its draws: a conversation of 1000 turns must not
+	// draw (nor build) the prompts of turns that were not issued yet.
+	var draws int
+	counting := func(*rand.Rand) int { draws++; return 6 }
+	w, err := NewConversations(ConversationConfig{Turns: MaxTurns, FirstPrompt: counting, FirstOutput: Fixed(4), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range 3 {
+		w.Turn(uint64(n), 0)
+		if draws != n+1 {
+			t.Fatalf("after %d turns issued: %d prompt draws, want %d", n+1, draws, n+1)
+		}
+	}
+}
+
+func TestConversationKeepsOnlyTheHistoryItSends(t *testing.T) {
+	ok := &Record{Outcome: Successful, OutputTokens: 2}
+	// Turns 1 to 4 of five, turns 2 to 4 prepared after successes: the
+	// conversation keeps the 3 earlier exchanges under full, the last one
+	// under last_turn, none under new_prompt.
+	for _, tt := range []struct {
+		history History
+		kept    int
+	}{{HistoryFull, 3}, {HistoryLastTurn, 1}, {HistoryNewPrompt, 0}} {
+		w := newTestConversations(t, 5, 0, tt.history)
+		turns := make([]Turn, 4)
+		for n := range turns {
+			turns[n] = w.Turn(uint64(n), 0)
+		}
+		for _, tn := range turns[1:] {
+			tn.Prepare(ok)
+		}
+		if got := len(w.streams[0].history); got != tt.kept {
+			t.Errorf("%s: %d exchanges kept, want %d", tt.history, got, tt.kept)
+		}
+	}
+}
+
+func TestConversationStandInReplyIsBounded(t *testing.T) {
+	// The server claims 100000 output tokens for turn 1, whose forced length
+	// was 4: the stand-in reply has 4 words, not 100000.
+	w := newTestConversations(t, 2, 0, HistoryFull)
+	w.Turn(0, 0)
+	t2 := w.Turn(1, 0)
+	t2.Prepare(&Record{Outcome: Successful, OutputTokens: 100000})
+	if got := roles(t2.Request.Messages); got != "user:6 assistant:4 user:3" {
+		t.Errorf("turn 2: %s, want user:6 assistant:4 user:3", got)
 	}
 }

@@ -13,6 +13,10 @@ type job struct {
 	slot time.Time // the strategy's slot time (before any move with the prior turn)
 	pred *link     // the conversation's previous turn; nil for a first turn
 	self *link     // this turn, for its successor; nil for a last turn
+	// untimed marks a request without an arrival time (a trace row without
+	// a timestamp): it waits for a slot however long the queue, and is not
+	// counted in max_queue.
+	untimed bool
 }
 
 // link is one turn of a conversation as its successor sees it. Its fields
@@ -40,7 +44,7 @@ func (p *Prober) issue(ctx context.Context, n uint64, d Decision, slot time.Time
 	if t.First {
 		p.cfg.Scheduler.GenerationDelay(p.cfg.Target, p.cfg.Clock.Now().Sub(before))
 	}
-	j := &job{n: n, req: t.Request, turn: t, slot: slot}
+	j := &job{n: n, req: t.Request, turn: t, slot: slot, untimed: d.Unscheduled}
 	j.req.Seq = n
 	if p.cfg.Strategy.HasSchedule() && !d.Unscheduled {
 		j.req.TargetedStart = slot
@@ -86,9 +90,6 @@ func (p *Prober) follow(ctx context.Context, j *job) {
 		}
 		p.afterPredecessor(j)
 		notBefore = later(notBefore, j.pred.end.Add(j.turn.Think))
-		if j.turn.Think > 0 {
-			p.cfg.Scheduler.ThinkTime(p.cfg.Target, j.turn.Think)
-		}
 	}
 	notBefore = later(notBefore, j.req.TargetedStart)
 	if _, err := p.sleepUntil(ctx, notBefore, nil); err != nil {
@@ -128,48 +129,64 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// admit sends j now if a concurrency slot is free, queues it if the backlog
-// has room, and drops it otherwise.
+// admit sends j now if a concurrency slot is free and no request waits
+// for one; otherwise it queues j behind the waiting requests, unless j
+// counts in max_queue and the queue is full: then it drops j.
 func (p *Prober) admit(ctx context.Context, j *job) {
 	if j.self != nil {
 		j.self.target = j.req.TargetedStart
 	}
-	select {
-	case p.slots <- struct{}{}:
+	p.mu.Lock()
+	switch {
+	case p.inflight < p.cfg.MaxConcurrency && len(p.waiting) == 0:
+		p.inflight++
+		p.mu.Unlock()
 		p.wg.Add(1)
 		go p.send(ctx, j)
-		return
-	default:
-	}
-	p.mu.Lock()
-	if p.queued >= p.cfg.MaxQueue {
+	case !j.untimed && p.queued >= p.cfg.MaxQueue:
 		p.mu.Unlock()
 		p.drop(j, DropQueueFull)
-		return
+	default:
+		if !j.untimed {
+			p.queued++
+		}
+		p.waiting = append(p.waiting, j)
+		p.mu.Unlock()
 	}
-	p.queued++
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go p.await(ctx, j)
 }
 
-// await holds a queued request until a slot frees up, then sends it.
-func (p *Prober) await(ctx context.Context, j *job) {
-	select {
-	case p.slots <- struct{}{}:
-		p.dequeue()
-		p.send(ctx, j)
-	case <-ctx.Done():
-		p.dequeue()
+// release hands the slot of a request that ended to the oldest waiting
+// request, or frees it when none waits. Once ctx has ended, waiting requests
+// are dropped instead of sent.
+func (p *Prober) release(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		if len(p.waiting) == 0 {
+			p.inflight--
+			p.mu.Unlock()
+			return
+		}
+		j := p.waiting[0]
+		p.waiting[0] = nil
+		p.waiting = p.waiting[1:]
+		if !j.untimed {
+			p.queued--
+		}
+		p.mu.Unlock()
+		if ctx.Err() == nil {
+			p.wg.Add(1)
+			go p.send(ctx, j)
+			return
+		}
 		p.drop(j, DropShutdown)
-		p.wg.Done()
 	}
 }
 
-func (p *Prober) dequeue() {
+// hasSlot reports whether a request admitted now would be sent at once.
+func (p *Prober) hasSlot() bool {
 	p.mu.Lock()
-	p.queued--
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	return p.inflight < p.cfg.MaxConcurrency && len(p.waiting) == 0
 }
 
 // drop counts j as never sent, frees its stream and releases its successor.
@@ -189,6 +206,9 @@ func (p *Prober) drop(j *job, reason DropReason) {
 func (p *Prober) send(ctx context.Context, j *job) {
 	defer p.wg.Done()
 	req := j.req
+	if !j.turn.First && j.turn.Think > 0 {
+		p.cfg.Scheduler.ThinkTime(p.cfg.Target, j.turn.Think)
+	}
 	p.cfg.Observer.Started(p.cfg.Target)
 	rec := p.cfg.Backend.Do(ctx, req)
 	rec.Target = p.cfg.Target
@@ -196,7 +216,7 @@ func (p *Prober) send(ctx context.Context, j *job) {
 	rec.TargetedStart = req.TargetedStart
 	rec.PredecessorDone = req.PredecessorDone
 	rec.ConversationID, rec.Turn = req.ConversationID, req.Turn
-	<-p.slots
+	p.release(ctx)
 	end := rec.End
 	if end.IsZero() {
 		end = p.cfg.Clock.Now()

@@ -32,10 +32,13 @@ type ProberConfig struct {
 	Clock clock.Clock
 	// MaxConcurrency caps requests in flight; default 1.
 	MaxConcurrency int
-	// MaxQueue bounds the due requests waiting for a concurrency slot; beyond
-	// it a due request is dropped. 0 means a request that finds no free slot
-	// is dropped. A later turn waiting for its predecessor or its think time
-	// holds no slot and is not counted: it joins the queue when it is ready.
+	// MaxQueue bounds the due requests waiting for a concurrency slot, which
+	// are sent late as slots free up, oldest first; beyond it a due request
+	// is dropped. 0 means a request that finds no free slot is dropped. A
+	// later turn waiting for its predecessor or its think time holds no slot
+	// and is not counted: it joins the queue when it is ready. A request
+	// without an arrival time (Decision.Unscheduled) is not counted either:
+	// it is issued only when a slot is free, and waits however long it takes.
 	MaxQueue int
 	// Gate is the start-up readiness gate; nil means probing starts at once.
 	Gate *Gate
@@ -48,7 +51,8 @@ type ProberConfig struct {
 // For each slot the strategy decides, the prober asks the workload for a
 // request. A request that begins a conversation (every single-turn request)
 // is sent at its slot time if a concurrency slot is free, waits in the
-// bounded backlog otherwise, and is dropped when the backlog is full. A later
+// bounded first-in first-out backlog otherwise, and is dropped when the
+// backlog is full. A slot that frees up goes to the oldest waiting request. A later
 // turn of a conversation is first held, without a concurrency slot, until
 // its predecessor has ended and then for its think time; then it goes the
 // same way. Its targeted start stays its slot time (moved with the prior turn
@@ -57,15 +61,16 @@ type ProberConfig struct {
 // the target, the backlog) its turn scheduling delay; the two sum to its
 // dispatch delay.
 type Prober struct {
-	cfg   ProberConfig
-	slots chan struct{}
+	cfg ProberConfig
 
-	mu      sync.Mutex // guards strategy, queued, convs
-	queued  int
-	convs   map[string]*link // the latest turn of each open conversation
-	wake    chan struct{}
-	started time.Time
-	wg      sync.WaitGroup
+	mu       sync.Mutex       // guards strategy, inflight, waiting, queued, convs
+	inflight int              // requests holding a concurrency slot
+	waiting  []*job           // requests waiting for a slot, oldest first
+	queued   int              // those of them counted in MaxQueue
+	convs    map[string]*link // the latest turn of each open conversation
+	wake     chan struct{}
+	started  time.Time
+	wg       sync.WaitGroup
 }
 
 // streamer is a strategy with a bounded number of outstanding requests.
@@ -99,7 +104,6 @@ func NewProber(cfg ProberConfig) (*Prober, error) {
 	}
 	return &Prober{
 		cfg:   cfg,
-		slots: make(chan struct{}, cfg.MaxConcurrency),
 		convs: map[string]*link{},
 		wake:  make(chan struct{}, 1),
 	}, nil
@@ -146,6 +150,11 @@ func (p *Prober) loop(ctx context.Context) error {
 			}
 			continue
 		}
+		if d.Unscheduled {
+			if err := p.awaitSlot(ctx); err != nil {
+				return err
+			}
+		}
 		slot := p.started.Add(d.At)
 		woken, err := p.sleepUntil(ctx, slot, interrupt)
 		if err != nil {
@@ -179,6 +188,20 @@ func (p *Prober) sleepUntil(ctx context.Context, t time.Time, interrupt <-chan s
 	case <-timer.C():
 		return false, nil
 	}
+}
+
+// awaitSlot waits until a concurrency slot is free and no request waits for
+// one, or until ctx ends (its error): a request without an arrival time is
+// issued only then, like a closed-loop request, and in its order.
+func (p *Prober) awaitSlot(ctx context.Context) error {
+	for !p.hasSlot() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.wake:
+		}
+	}
+	return nil
 }
 
 // signal wakes the loop after a request ended or was dropped.

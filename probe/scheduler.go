@@ -10,9 +10,11 @@ type SchedulerObserver interface {
 	// starting on it to having its requests (every single-turn request is a
 	// conversation of one turn). Recorded once per conversation.
 	GenerationDelay(target string, d time.Duration)
-	// ThinkTime: a later turn of a conversation waits think time d after its
-	// predecessor ended before it may be sent. Recorded once per later turn
-	// with a non-zero think time, whether or not the strategy has a schedule.
+	// ThinkTime: a later turn of a conversation was sent, with the configured
+	// think time d applied to it (it waited at least d after its predecessor
+	// ended). Recorded when the turn is sent, once per later turn with a
+	// non-zero think time, whether or not the strategy has a schedule; a turn
+	// never sent records none.
 	ThinkTime(target string, d time.Duration)
 }
 

@@ -31,8 +31,10 @@ type Decision struct {
 	// conversation going per stream.
 	Stream int
 	// Unscheduled marks a request without an arrival time of its own (a trace
-	// row without a timestamp): it is sent at once and gets no targeted start,
-	// so none of the dispatch-delay quantities are defined for it.
+	// row without a timestamp): the prober issues it once a concurrency slot
+	// is free and no request waits for one, never drops it for a full queue,
+	// and gives it no targeted start, so none of the dispatch-delay quantities
+	// are defined for it. At is then 0.
 	Unscheduled bool
 }
 

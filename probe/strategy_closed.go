@@ -13,12 +13,21 @@ const (
 	MaxRampup = 24 * time.Hour
 )
 
+// DefaultErrorBackoff is the pause of a stream after an errored request,
+// unless SetErrorBackoff says otherwise.
+const DefaultErrorBackoff = time.Second
+
 // Closed is a closed-loop strategy: a fixed number of streams, each sending
 // its next request as soon as its previous one ends (or is dropped). Stream i
 // of N sends its first request at i·Rampup/N after the run's start. Closed
 // strategies have no arrival schedule: the slot time of a request is derived
 // from the endpoint's own responses, so dispatch delay and scheduled latency
 // are not defined for their requests (null, never zero).
+//
+// After an errored request its stream pauses for the error backoff
+// (DefaultErrorBackoff unless SetErrorBackoff changes it) before sending its
+// next one, so that a dead or fast-failing endpoint is not hammered in a
+// tight loop. A request that was dropped unsent frees its stream at once.
 //
 // The three configured forms are synchronous (one stream), concurrent (N
 // streams, optional rampup) and throughput (as many streams as the
@@ -28,6 +37,7 @@ type Closed struct {
 	streams int
 	rampup  time.Duration
 	atStart bool // every slot at offset 0 (throughput)
+	backoff time.Duration
 
 	started int            // streams that have sent their first request
 	free    []freeStream   // streams whose last request ended, oldest first
@@ -43,7 +53,7 @@ type freeStream struct {
 // NewSynchronous returns the synchronous strategy: one request at a time,
 // the next as soon as the previous one ends.
 func NewSynchronous() *Closed {
-	return &Closed{name: "synchronous", streams: 1, busy: map[uint64]int{}}
+	return &Closed{name: "synchronous", streams: 1, backoff: DefaultErrorBackoff, busy: map[uint64]int{}}
 }
 
 // NewConcurrent returns the concurrent strategy: streams (1 to MaxStreams)
@@ -58,7 +68,7 @@ func NewConcurrent(streams int, rampup time.Duration) (*Closed, error) {
 	if rampup < 0 || rampup > MaxRampup {
 		return nil, fmt.Errorf("rampup must be from 0 to %v, got %v", MaxRampup, rampup)
 	}
-	return &Closed{name: "concurrent", streams: streams, rampup: rampup, busy: map[uint64]int{}}, nil
+	return &Closed{name: "concurrent", streams: streams, rampup: rampup, backoff: DefaultErrorBackoff, busy: map[uint64]int{}}, nil
 }
 
 // NewThroughput returns the throughput strategy: as many requests in flight
@@ -67,8 +77,13 @@ func NewThroughput(maxConcurrency int) (*Closed, error) {
 	if maxConcurrency < 1 || maxConcurrency > MaxStreams {
 		return nil, fmt.Errorf("max concurrency must be from 1 to %d, got %d", MaxStreams, maxConcurrency)
 	}
-	return &Closed{name: "throughput", streams: maxConcurrency, atStart: true, busy: map[uint64]int{}}, nil
+	return &Closed{name: "throughput", streams: maxConcurrency, atStart: true, backoff: DefaultErrorBackoff, busy: map[uint64]int{}}, nil
 }
+
+// SetErrorBackoff sets how long a stream pauses after an errored request
+// before its next one; 0 (or less) sends the next one at once. Call it
+// before the strategy is used.
+func (c *Closed) SetErrorBackoff(d time.Duration) { c.backoff = max(d, 0) }
 
 // Name implements Strategy.
 func (c *Closed) Name() string { return c.name }
@@ -80,21 +95,21 @@ func (*Closed) HasSchedule() bool { return false }
 // strategy ever has outstanding.
 func (c *Closed) Streams() int { return c.streams }
 
-// Next implements Strategy: the earliest of the oldest free stream and the
-// next stream to start; AwaitCompletion when every stream is busy.
+// Next implements Strategy: the earliest of the free streams (the one freed
+// first among equals) and the next stream to start; AwaitCompletion when
+// every stream is busy.
 func (c *Closed) Next(uint64) Decision {
 	d := Decision{Kind: AwaitCompletion}
-	if len(c.free) > 0 {
-		d = Decision{Kind: Due, At: c.free[0].at, Stream: c.free[0].stream}
+	for _, f := range c.free {
+		if d.Kind != Due || f.at < d.At {
+			d = Decision{Kind: Due, At: f.at, Stream: f.stream}
+		}
 	}
 	if c.started < c.streams {
 		at := c.startAt(c.started)
 		if d.Kind != Due || at < d.At {
 			d = Decision{Kind: Due, At: at, Stream: c.started}
 		}
-	}
-	if c.atStart && d.Kind == Due {
-		d.At = 0
 	}
 	return d
 }
@@ -119,12 +134,20 @@ func (c *Closed) Issue(n uint64, d Decision) {
 	c.busy[n] = d.Stream
 }
 
-// Completed implements Strategy: the request's stream is free from at.
-func (c *Closed) Completed(n uint64, _ *Record, at time.Duration) {
+// Completed implements Strategy: the request's stream is free from at, or
+// from at plus the error backoff when the request errored. Under throughput
+// a stream freed without backoff is due at the start (offset 0).
+func (c *Closed) Completed(n uint64, rec *Record, at time.Duration) {
 	s, ok := c.busy[n]
 	if !ok {
 		return
 	}
 	delete(c.busy, n)
+	switch {
+	case rec != nil && rec.Outcome == Errored && c.backoff > 0:
+		at += c.backoff
+	case c.atStart:
+		at = 0
+	}
 	c.free = append(c.free, freeStream{stream: s, at: at})
 }

@@ -246,7 +246,7 @@ func TestStrategyErrors(t *testing.T) {
 		{"long rampup", second(NewConcurrent(2, 25*time.Hour)), "rampup must be from 0 to 24h0m0s, got 25h0m0s"},
 		{"zero throughput", second(NewThroughput(0)), "max concurrency must be from 1 to 10000, got 0"},
 		{"zero scale", second(NewReplay(testTrace(), 0, false)), "time scale must be a positive number, got 0"},
-		{"loop without span", second(NewReplay(noSpan, 1, true)), "could not loop trace z.jsonl: its timestamps span no time"},
+		{"loop without span", second(NewReplay(noSpan, 1, true)), "could not loop trace z.jsonl: its timestamps span no time (every one is 0); spread them, or leave them out to replay the rows back to back"},
 		{"empty trace", second(NewReplay(&trace.Trace{}, 1, false)), "could not replay trace: it holds no requests"},
 	}
 	for _, tt := range tests {

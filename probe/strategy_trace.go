@@ -18,8 +18,10 @@ import (
 // between consecutive timestamps, so the gap from a pass's last row to the
 // next pass's first row is the trace's mean gap (plus its first timestamp).
 //
-// A row without a timestamp falls back to the run's start: it is due at once
-// when its turn comes and gets no targeted start (Decision.Unscheduled).
+// A row without a timestamp has no arrival time: it is due as soon as the
+// rows before it were issued and a concurrency slot is free (the prober
+// waits for one), and gets no targeted start (Decision.Unscheduled). A trace
+// without any timestamp loops at once: each pass follows the previous one.
 //
 // For a later turn of a conversation, the prober moves the targeted start
 // with the prior turn (see Turn.Relative).
@@ -31,7 +33,8 @@ type Replay struct {
 }
 
 // NewReplay returns the replay strategy of tr; timeScale must be positive
-// and finite, and a looping trace must span a positive time.
+// and finite, and the timestamps of a looping trace, if it has any, must
+// span a positive time.
 func NewReplay(tr *trace.Trace, timeScale float64, loop bool) (*Replay, error) {
 	if tr == nil || len(tr.Requests) == 0 {
 		return nil, errors.New("could not replay trace: it holds no requests")
@@ -46,8 +49,8 @@ func NewReplay(tr *trace.Trace, timeScale float64, loop bool) (*Replay, error) {
 			r.at[i] = req.Timestamp
 		}
 	}
-	if loop && r.period <= 0 {
-		return nil, fmt.Errorf("could not loop trace %s: its timestamps span no time", tr.File)
+	if loop && r.period <= 0 && tr.Timed() > 0 {
+		return nil, fmt.Errorf("could not loop trace %s: %s", tr.File, trace.NoSpan)
 	}
 	return r, nil
 }

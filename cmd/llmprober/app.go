@@ -33,6 +33,13 @@ Usage:
       Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL.
   llmprober check [--config FILE]
       Validate the configuration, list every problem, exit non-zero on any.
+  llmprober sim   [--listen-address ADDR] [--ttft D] [--itl D] [--output-tokens N] [--fault-rate P]
+      Serve the simulated OpenAI-compatible endpoint (loopback by default).
+  llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
+      Send requests at a constant rate for a bounded time, then report how
+      well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
+  llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
+      Print Prometheus recording and burn-rate alert rules for the objective sets.
   llmprober version
       Print the version.
 
@@ -62,6 +69,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 		return checkCmd(rest, stdout, stderr, environ)
 	case "demo":
 		return demoCmd(ctx, rest, stdout, stderr, environ)
+	case "sim":
+		return simCmd(ctx, rest, stdout, stderr)
+	case "bench":
+		return benchCmd(ctx, rest, stdout, stderr)
+	case "rules":
+		return rulesCmd(rest, stdout, stderr, environ)
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			fmt.Fprintf(stderr, "version takes no arguments\n")

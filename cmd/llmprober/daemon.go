@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
 )
@@ -33,15 +34,18 @@ type daemon struct {
 
 // newDaemon wires every configured target to one exporter.
 func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, webConfig string, getenv func(string) string) (*daemon, error) {
-	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Getenv: getenv})
+	infos := make([]exporter.Target, len(cfg.Targets))
+	var objectives []slo.Objective
+	for i := range cfg.Targets {
+		infos[i] = exporterTarget(&cfg.Targets[i])
+		objectives = append(objectives, infos[i].Objectives...)
+	}
+	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Getenv: getenv,
+		ExtraBoundaries: exporter.SLOBoundaries(objectives)})
 	if err != nil {
 		return nil, err
 	}
 	d := &daemon{logger: logger, metrics: metrics}
-	infos := make([]exporter.Target, len(cfg.Targets))
-	for i := range cfg.Targets {
-		infos[i] = exporterTarget(&cfg.Targets[i])
-	}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}

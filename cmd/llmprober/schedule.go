@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe"
@@ -32,17 +33,28 @@ func newSchedule(t *config.Target) (probe.Strategy, probe.Workload, error) {
 func newStrategy(s *config.Schedule) (probe.Strategy, error) {
 	switch s.Strategy {
 	case config.StrategySynchronous:
-		return probe.NewSynchronous(), nil
+		return withBackoff(probe.NewSynchronous(), nil, s.ErrorBackoff)
 	case config.StrategyConcurrent:
-		return probe.NewConcurrent(s.Streams, s.Rampup)
+		c, err := probe.NewConcurrent(s.Streams, s.Rampup)
+		return withBackoff(c, err, s.ErrorBackoff)
 	case config.StrategyThroughput:
-		return probe.NewThroughput(s.MaxConcurrency)
+		c, err := probe.NewThroughput(s.MaxConcurrency)
+		return withBackoff(c, err, s.ErrorBackoff)
 	case config.StrategyConstant:
 		return probe.NewConstant(s.Rate, s.Rampup)
 	case config.StrategyPoisson:
 		return probe.NewPoisson(s.Rate, seedOr(s.Seed))
 	}
 	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
+}
+
+// withBackoff sets the pause of closed-loop strategy c after an error.
+func withBackoff(c *probe.Closed, err error, backoff time.Duration) (probe.Strategy, error) {
+	if err != nil {
+		return nil, err
+	}
+	c.SetErrorBackoff(backoff)
+	return c, nil
 }
 
 // newWorkload builds single-turn synthetic requests or conversations.

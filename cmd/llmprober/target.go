@@ -17,6 +17,7 @@ import (
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // tagHeader carries a target's tag so operators can filter synthetic traffic.
@@ -177,7 +178,8 @@ func checkReady(ctx context.Context, client *http.Client, u string, header http.
 
 // exporterTarget is what the exporter shows and labels of t.
 func exporterTarget(t *config.Target) exporter.Target {
-	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider}
+	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider,
+		Objectives: slo.ForTarget(t)}
 	if u, err := url.Parse(t.BaseURL); err == nil {
 		info.ServerAddress = u.Hostname()
 		info.ServerPort, _ = strconv.Atoi(u.Port())

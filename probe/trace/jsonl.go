@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 )
 
 // jsonRow is one JSONL row, its fields kept raw so that each problem can
-// name its field. Unknown fields are ignored.
+// name its field. Unknown fields are ignored; a key given twice is an error.
 type jsonRow struct {
 	Timestamp      json.RawMessage `json:"timestamp"`
 	PromptTokens   json.RawMessage `json:"prompt_tokens"`
@@ -85,6 +86,9 @@ func jsonRequest(data []byte, name string, line int) (Request, *Error) {
 	if err := json.Unmarshal(data, &row); err != nil {
 		return fail("", "not a JSON object: "+jsonProblem(err))
 	}
+	if key, msg := duplicateKey(data); msg != "" {
+		return fail(key, msg)
+	}
 	req := Request{Line: line}
 	var msg string
 	if req.Timestamp, req.HasTimestamp, msg = jsonTimestamp(row.Timestamp); msg != "" {
@@ -103,6 +107,52 @@ func jsonRequest(data []byte, name string, line int) (Request, *Error) {
 		return fail(fieldTurn, msg)
 	}
 	return req, nil
+}
+
+// jsonFields are the keys of a row that are decoded.
+var jsonFields = []string{fieldTimestamp, fieldPromptTokens, fieldOutputTokens, fieldConversationID, fieldTurn}
+
+// duplicateKey returns the first key that the JSON object data (already
+// checked to be one) gives twice, and a message; "" when there is none. A
+// decoded field matches its key in any case, as encoding/json does, so
+// "Turn" and "turn" are the same key.
+func duplicateKey(data []byte) (key, msg string) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return "", ""
+	}
+	seen := map[string]string{} // canonical key → its first spelling
+	for dec.More() {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		if err != nil || !ok {
+			return "", ""
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", ""
+		}
+		canon := name
+		for _, f := range jsonFields {
+			if strings.EqualFold(name, f) {
+				canon = f
+			}
+		}
+		first, dup := seen[canon]
+		if !dup {
+			seen[canon] = name
+			continue
+		}
+		other := first
+		if first == canon {
+			other = name
+		}
+		if other != canon {
+			return canon, "duplicate key (also as " + quote(other) + ")"
+		}
+		return canon, "duplicate key"
+	}
+	return "", ""
 }
 
 // jsonProblem shortens a decoding error for a message.

@@ -20,7 +20,8 @@ import (
 const (
 	// FormatJSONL is one JSON object per line: "timestamp" (seconds from the
 	// trace's start, optional), "prompt_tokens", "output_tokens", and
-	// optionally "conversation_id" (a string) and "turn" (from 1).
+	// optionally "conversation_id" (a string) and "turn" (1, 2, 3, … within
+	// a conversation). Other keys are ignored; a key given twice is an error.
 	FormatJSONL = "jsonl"
 	// FormatAzureCSV is the Azure LLM inference trace: a CSV file with the
 	// columns TIMESTAMP ("2023-11-16 18:15:46.6805900"), ContextTokens and
@@ -41,8 +42,9 @@ const (
 	MaxRequests = 1 << 24
 	// MaxTimestamp is the latest relative timestamp accepted (about 31 years).
 	MaxTimestamp = 1e9 * time.Second
-	// MaxTokens is the largest prompt or output length accepted, in tokens.
-	MaxTokens = 1 << 24
+	// MaxTokens is the largest prompt or output length accepted, in tokens
+	// (1048576, the configuration's limit on token counts).
+	MaxTokens = 1 << 20
 	// maxQuoted bounds how much of a bad value an error message quotes, in bytes.
 	maxQuoted = 40
 )
@@ -68,8 +70,9 @@ type Request struct {
 	// ConversationID groups the turns of a conversation; empty for a
 	// single-turn request.
 	ConversationID string
-	// Turn is the request's turn in its conversation, from 1, increasing in
-	// file order within a conversation; 0 when ConversationID is empty.
+	// Turn is the request's turn in its conversation: 1 for its first row,
+	// then one more for each row of the conversation, in file order; 0 when
+	// ConversationID is empty.
 	Turn int
 }
 
@@ -194,17 +197,21 @@ func quote(s string) string {
 }
 
 // checker applies the rules that span rows: timestamps never decrease,
-// turns increase within a conversation, and the number of requests is bounded.
+// the turns of a conversation are 1, 2, 3, … in file order, and the number
+// of requests is bounded.
 type checker struct {
 	file     string
 	t        *Trace
 	last     time.Duration // latest timestamp so far
 	lastLine int           // its line; 0 before any
-	turns    map[string]int
+	turns    map[string]turnAt
 }
 
+// turnAt is the latest turn of a conversation and its line.
+type turnAt struct{ turn, line int }
+
 func newChecker(file string) *checker {
-	return &checker{file: file, t: &Trace{File: file}, turns: map[string]int{}}
+	return &checker{file: file, t: &Trace{File: file}, turns: map[string]turnAt{}}
 }
 
 // add checks r against the rows before it and appends it.
@@ -222,13 +229,17 @@ func (c *checker) add(r Request, timeField, turnField string) error {
 	if r.ConversationID != "" {
 		prev := c.turns[r.ConversationID]
 		if r.Turn == 0 {
-			r.Turn = prev + 1
+			r.Turn = prev.turn + 1
 		}
-		if r.Turn <= prev {
-			return &Error{File: c.file, Line: r.Line, Field: turnField,
-				Msg: fmt.Sprintf("turn %d of conversation %s does not follow turn %d", r.Turn, quote(r.ConversationID), prev)}
+		if r.Turn != prev.turn+1 {
+			msg := fmt.Sprintf("must be %d, got %d: the turns of conversation %s start at 1 and increase by 1",
+				prev.turn+1, r.Turn, quote(r.ConversationID))
+			if prev.line > 0 {
+				msg += fmt.Sprintf(" (turn %d at line %d)", prev.turn, prev.line)
+			}
+			return &Error{File: c.file, Line: r.Line, Field: turnField, Msg: msg}
 		}
-		c.turns[r.ConversationID] = r.Turn
+		c.turns[r.ConversationID] = turnAt{r.Turn, r.Line}
 	}
 	c.t.Requests = append(c.t.Requests, r)
 	return nil
@@ -242,10 +253,24 @@ func tokens(v int64) (int, string) {
 	return int(v), ""
 }
 
+// NoSpan says why a trace whose timestamps are all 0 cannot loop.
+const NoSpan = "its timestamps span no time (every one is 0); spread them, or leave them out to replay the rows back to back"
+
+// Timed returns the number of requests with a timestamp.
+func (t *Trace) Timed() int {
+	n := 0
+	for _, r := range t.Requests {
+		if r.HasTimestamp {
+			n++
+		}
+	}
+	return n
+}
+
 // Period is the length of one pass of the trace when it is replayed in a
 // loop: the last timestamp plus the mean gap between consecutive timestamps
-// (rows without one are left out). It is 0 when the timestamps span no time
-// and the last is 0, so that the trace cannot loop.
+// (rows without one are left out). It is 0 when every timestamp is 0 (then
+// the trace cannot loop) or there is none (then it loops at once).
 func (t *Trace) Period() time.Duration {
 	var first, last time.Duration
 	stamped := 0

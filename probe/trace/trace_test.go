@@ -68,8 +68,8 @@ func TestParseJSONL(t *testing.T) {
 		"\n" +
 		`{"timestamp": 0.5, "prompt_tokens": 20, "output_tokens": 6, "conversation_id": "c1", "extra": [1]}` + "\n" +
 		`{"prompt_tokens": 7, "output_tokens": 1}` + "\n" +
-		`{"timestamp": 1.25, "prompt_tokens": 30, "output_tokens": 7, "conversation_id": "c1", "turn": 4}` + "\n" +
-		`{"timestamp": 1.25, "prompt_tokens": 8, "output_tokens": 2, "conversation_id": "c1", "timestamp": null}`
+		`{"timestamp": 1.25, "prompt_tokens": 30, "output_tokens": 7, "conversation_id": "c1", "turn": 2}` + "\n" +
+		`{"timestamp": null, "prompt_tokens": 8, "output_tokens": 2, "conversation_id": "c1"}`
 	tr, err := Parse(strings.NewReader(data), "t.jsonl", FormatJSONL)
 	if err != nil {
 		t.Fatal(err)
@@ -79,10 +79,9 @@ func TestParseJSONL(t *testing.T) {
 		// Turn 1: the first of c1, numbered when not given.
 		{Line: 3, Timestamp: 500 * time.Millisecond, HasTimestamp: true, PromptTokens: 20, OutputTokens: 6, ConversationID: "c1", Turn: 1},
 		{Line: 4, PromptTokens: 7, OutputTokens: 1},
-		{Line: 5, Timestamp: 1250 * time.Millisecond, HasTimestamp: true, PromptTokens: 30, OutputTokens: 7, ConversationID: "c1", Turn: 4},
-		// The later null timestamp wins (JSON decoding keeps the last
-		// duplicate); the turn follows 4.
-		{Line: 6, PromptTokens: 8, OutputTokens: 2, ConversationID: "c1", Turn: 5},
+		{Line: 5, Timestamp: 1250 * time.Millisecond, HasTimestamp: true, PromptTokens: 30, OutputTokens: 7, ConversationID: "c1", Turn: 2},
+		// A null timestamp is none; the turn follows 2.
+		{Line: 6, PromptTokens: 8, OutputTokens: 2, ConversationID: "c1", Turn: 3},
 	}
 	if !reflect.DeepEqual(tr.Requests, want) {
 		t.Errorf("requests =\n%+v\nwant\n%+v", tr.Requests, want)
@@ -104,21 +103,33 @@ func TestParseErrors(t *testing.T) {
 		{"huge timestamp", FormatJSONL, `{"timestamp": 1e10, "prompt_tokens": 1, "output_tokens": 1}`, "f:1: timestamp: must be at most 1e+09 seconds, got 1e+10"},
 		{"unsorted", FormatJSONL, ok + `{"timestamp": 0.5, "prompt_tokens": 1, "output_tokens": 1}`, "f:2: timestamp: timestamps are not sorted: 500ms is earlier than 1s at line 1"},
 		{"missing prompt", FormatJSONL, `{"timestamp": 0, "output_tokens": 1}`, "f:1: prompt_tokens: required"},
-		{"zero output", FormatJSONL, `{"prompt_tokens": 3, "output_tokens": 0}`, "f:1: output_tokens: must be an integer from 1 to 16777216"},
-		{"fractional tokens", FormatJSONL, `{"prompt_tokens": 2.5, "output_tokens": 1}`, `f:1: prompt_tokens: must be an integer from 1 to 16777216, got "2.5"`},
+		{"zero output", FormatJSONL, `{"prompt_tokens": 3, "output_tokens": 0}`, "f:1: output_tokens: must be an integer from 1 to 1048576"},
+		{"fractional tokens", FormatJSONL, `{"prompt_tokens": 2.5, "output_tokens": 1}`, `f:1: prompt_tokens: must be an integer from 1 to 1048576, got "2.5"`},
 		{"numeric conversation", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": 7}`, `f:1: conversation_id: must be a non-empty string, got "7"`},
 		{"turn without conversation", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "turn": 2}`, "f:1: turn: needs a conversation_id"},
 		{"zero turn", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 0}`, `f:1: turn: must be an integer >= 1, got "0"`},
-		{"turn goes back", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 2}` + "\n" +
-			`{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 2}`, `f:2: turn: turn 2 of conversation "a" does not follow turn 2`},
+		{"turn goes back", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 1}` + "\n" +
+			`{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 1}`,
+			`f:2: turn: must be 2, got 1: the turns of conversation "a" start at 1 and increase by 1 (turn 1 at line 1)`},
+		{"first turn not 1", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 2}`,
+			`f:1: turn: must be 1, got 2: the turns of conversation "a" start at 1 and increase by 1`},
+		{"turn skips", FormatJSONL, `{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a"}` + "\n" + ok +
+			`{"prompt_tokens": 2, "output_tokens": 1, "conversation_id": "a", "turn": 3}`,
+			`f:3: turn: must be 2, got 3: the turns of conversation "a" start at 1 and increase by 1 (turn 1 at line 1)`},
+		{"duplicate key", FormatJSONL, `{"timestamp": 1, "prompt_tokens": 1, "output_tokens": 1, "timestamp": 2}`,
+			"f:1: timestamp: duplicate key"},
+		{"duplicate key in other case", FormatJSONL, `{"prompt_tokens": 1, "output_tokens": 1, "Prompt_Tokens": 2}`,
+			`f:1: prompt_tokens: duplicate key (also as "Prompt_Tokens")`},
+		{"duplicate unknown key", FormatJSONL, `{"prompt_tokens": 1, "output_tokens": 1, "note": "a", "note": "b"}`,
+			`f:1: note: duplicate key`},
 		{"long line", FormatJSONL, strings.Repeat(" ", MaxLineBytes+1), "f:1: line is longer than 1048576 bytes"},
 		{"empty csv", FormatAzureCSV, "", "f: trace is empty: it has no header and no requests"},
 		{"header only", FormatAzureCSV, header, "f: trace is empty: it holds no requests"},
 		{"missing column", FormatAzureCSV, "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46.6805900,3\n", "f:1: header: missing column GeneratedTokens (want TIMESTAMP,ContextTokens,GeneratedTokens)"},
 		{"short row", FormatAzureCSV, header + "2023-11-16 18:15:46.6805900,3\n", "f:2: wrong number of fields"},
 		{"bad time", FormatAzureCSV, header + "yesterday,3,4\n", `f:2: TIMESTAMP: must be a time such as "2023-11-16 18:15:46.6805900", got "yesterday"`},
-		{"non-numeric", FormatAzureCSV, header + "2023-11-16 18:15:46.6805900,abc,4\n", `f:2: ContextTokens: must be an integer from 1 to 16777216, got "abc"`},
-		{"zero generated", FormatAzureCSV, header + "2023-11-16 18:15:46.6805900,3,0\n", `f:2: GeneratedTokens: must be an integer from 1 to 16777216, got "0"`},
+		{"non-numeric", FormatAzureCSV, header + "2023-11-16 18:15:46.6805900,abc,4\n", `f:2: ContextTokens: must be an integer from 1 to 1048576, got "abc"`},
+		{"zero generated", FormatAzureCSV, header + "2023-11-16 18:15:46.6805900,3,0\n", `f:2: GeneratedTokens: must be an integer from 1 to 1048576, got "0"`},
 		{"unsorted csv", FormatAzureCSV, header + "2023-11-16 18:15:46.5,3,4\n2023-11-16 18:15:46.25,3,4\n",
 			"f:3: TIMESTAMP: timestamps are not sorted: -250ms is earlier than 0s at line 2"},
 		{"unknown format", "parquet", "", `could not read trace f: unknown trace format "parquet" (supported: jsonl, azure_csv)`},

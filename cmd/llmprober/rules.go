@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmprober/llmprober/slo"
+)
+
+// rulesFlags are the flags of the rules subcommand.
+type rulesFlags struct {
+	config, format   string
+	defaults         bool
+	minRequests      int
+	maxDispatchDelay time.Duration
+}
+
+// rulesCmd prints the Prometheus rules for the configured objective sets,
+// or for the default objective set with --default.
+func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f rulesFlags
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "configuration file (YAML); default $LLMPROBER_CONFIG")
+	fs.BoolVar(&f.defaults, "default", false, `rules for the objective set "default" (99% over 30d) of every target, without a configuration`)
+	fs.StringVar(&f.format, "format", "prometheus", "prometheus (a rule file) or operator (a PrometheusRule)")
+	fs.IntVar(&f.minRequests, "min-requests", 10, "evaluated requests needed in an alert's short window")
+	fs.DurationVar(&f.maxDispatchDelay, "max-dispatch-delay", time.Second, "dispatch delay p99 that raises LLMProberBehindSchedule (a bucket boundary)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.format != "prometheus" && f.format != "operator" {
+		fmt.Fprintf(stderr, "--format must be prometheus or operator\n")
+		return errUsage
+	}
+	objectives, err := ruleObjectives(f, environ)
+	if err != nil {
+		return err
+	}
+	out, err := slo.Rules(objectives, slo.RuleOptions{MinRequests: f.minRequests, MaxDispatchDelay: f.maxDispatchDelay})
+	if err != nil {
+		return err
+	}
+	if f.format == "operator" {
+		out = slo.PrometheusRule(out, "llmprober")
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// ruleObjectives returns the objective groups of the configuration, or the
+// default one.
+func ruleObjectives(f rulesFlags, environ map[string]string) ([]slo.RuleObjective, error) {
+	if f.defaults {
+		return slo.DefaultRuleObjectives(), nil
+	}
+	cfg, err := resolve(commonFlags{config: f.config}, environ)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	byTarget := map[string][]slo.Objective{}
+	for i := range cfg.Targets {
+		if objs := slo.ForTarget(&cfg.Targets[i]); len(objs) > 0 {
+			byTarget[cfg.Targets[i].Name] = objs
+		}
+	}
+	if len(byTarget) == 0 {
+		return nil, fmt.Errorf("%w: no target has objectives; add some or use --default", errNoObjectives)
+	}
+	return slo.RuleObjectives(byTarget), nil
+}
+
+// errNoObjectives means the configuration has no objective set to write rules for.
+var errNoObjectives = errors.New("no objective sets")

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestRulesCommand(t *testing.T) {
+	withObjectives := writeFile(t, "objectives.yml", `targets:
+  - name: a
+    base_url: http://127.0.0.1:1/v1
+    model: m
+    objectives:
+      - {name: fast, ttft: 500ms, attainment: 0.995, period: 7d}
+  - name: b
+    base_url: http://127.0.0.1:2/v1
+    model: m
+`)
+	without := writeFile(t, "plain.yml", "targets:\n  - {name: a, base_url: \"http://127.0.0.1:1/v1\", model: m}\n")
+	committed, err := os.ReadFile("../../deploy/llmprober-rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    string // a line the output holds
+		wantErr error
+	}{
+		// 0.02 × 7d/1h = 3.36, × (1 − 0.995) = 0.0168.
+		{"from the configuration", []string{"--config", withObjectives}, `rate1h{objective="fast"} > 0.0168`, nil},
+		{"operator format", []string{"--config", withObjectives, "--format", "operator"}, "kind: PrometheusRule", nil},
+		{"default objective set", []string{"--default"}, string(committed), nil},
+		{"no objectives", []string{"--config", without}, "", errNoObjectives},
+		{"bad format", []string{"--default", "--format", "json"}, "", errUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := Run(context.Background(), append([]string{"rules"}, tt.args...), &stdout, &stderr, map[string]string{})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Run = %v, want %v (stderr %s)", err, tt.wantErr, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, stdout.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,274 @@
+package slo
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// day is 24 hours.
+const day = 24 * time.Hour
+
+// RuleWindows are the windows of the error-ratio recording rules, besides
+// each objective's period.
+var RuleWindows = []time.Duration{5 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour, day, 3 * day}
+
+// BurnAlert is one long/short window pair of a multi-window burn-rate
+// alert: it fires when both windows burn faster than Factor × the error
+// budget (1 − attainment) and the short window holds at least the minimum
+// number of evaluated requests.
+type BurnAlert struct {
+	// Severity is "page" or "ticket".
+	Severity string
+	// Long and Short are the two windows.
+	Long, Short time.Duration
+	// BudgetShare is the share of the period's error budget spent in Long
+	// at the alert's burn rate.
+	BudgetShare float64
+}
+
+// BurnAlerts are the alert window pairs: for a 30-day period they burn
+// 14.4× (1h, 5m) and 6× (6h, 30m) for a page, 3× (1d, 2h) and 1× (3d, 6h)
+// for a ticket.
+var BurnAlerts = []BurnAlert{
+	{"page", time.Hour, 5 * time.Minute, 0.02},
+	{"page", 6 * time.Hour, 30 * time.Minute, 0.05},
+	{"ticket", day, 2 * time.Hour, 0.10},
+	{"ticket", 3 * day, 6 * time.Hour, 0.10},
+}
+
+// Factor is the burn-rate factor of a for an SLO period: budget share ×
+// period ÷ long window (14.4 for 2% of 30 days in 1 hour).
+func (a BurnAlert) Factor(period time.Duration) float64 {
+	return a.BudgetShare * float64(period) / float64(a.Long)
+}
+
+// RuleObjective is one objective set as the rules see it: its name, the
+// targets it applies to (empty for every target with an objective set of
+// that name), its attainment and its period.
+type RuleObjective struct {
+	Name       string
+	Targets    []string
+	Attainment float64
+	Period     time.Duration
+}
+
+// RuleOptions tunes the generated rules.
+type RuleOptions struct {
+	// MinRequests is the minimum number of evaluated requests in an alert's
+	// short window; default 10.
+	MinRequests int
+	// MaxDispatchDelay is the dispatch delay whose 99th percentile raises
+	// the behind-schedule alert; it should be a bucket boundary of
+	// llmprober_dispatch_delay_seconds (exact then). Default 1s.
+	MaxDispatchDelay time.Duration
+}
+
+// withDefaults fills the unset options.
+func (o RuleOptions) withDefaults() RuleOptions {
+	if o.MinRequests <= 0 {
+		o.MinRequests = 10
+	}
+	if o.MaxDispatchDelay <= 0 {
+		o.MaxDispatchDelay = time.Second
+	}
+	return o
+}
+
+// RuleObjectives groups the objective sets of targets (target name →
+// objective sets) by name, attainment and period. A group that covers
+// every target having an objective set of that name selects no target.
+func RuleObjectives(targets map[string][]Objective) []RuleObjective {
+	type key struct {
+		name       string
+		attainment float64
+		period     time.Duration
+	}
+	byKey := map[key][]string{}
+	byName := map[string]int{}
+	for t, objs := range targets {
+		for _, o := range objs {
+			k := key{o.Name, o.Attainment, o.Period}
+			byKey[k] = append(byKey[k], t)
+			byName[o.Name]++
+		}
+	}
+	out := make([]RuleObjective, 0, len(byKey))
+	for k, ts := range byKey {
+		slices.Sort(ts)
+		r := RuleObjective{Name: k.name, Attainment: k.attainment, Period: k.period, Targets: ts}
+		if len(ts) == byName[k.name] {
+			r.Targets = nil
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b RuleObjective) int {
+		return strings.Compare(a.Name+"\x00"+strings.Join(a.Targets, ","), b.Name+"\x00"+strings.Join(b.Targets, ","))
+	})
+	return out
+}
+
+// PromDuration formats d as a PromQL duration in its largest whole unit
+// (d, h, m, s, ms).
+func PromDuration(d time.Duration) string {
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{day, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if d%u.unit == 0 {
+			return strconv.FormatInt(int64(d/u.unit), 10) + u.name
+		}
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+}
+
+// LeMatcher returns a regular expression matching the le label of the
+// bucket boundary v however it is written: "1" or "1.0" (Prometheus 3
+// writes classic le values as floats), "0.5".
+func LeMatcher(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	re := regexp.QuoteMeta(s)
+	if !strings.Contains(s, ".") {
+		re += `(\.0)?`
+	}
+	return re
+}
+
+// promString quotes s as a PromQL string literal: Go's quoting, whose
+// escapes PromQL shares for these label values.
+func promString(s string) string { return strconv.Quote(s) }
+
+// selector returns the label matchers of r: objective, and target when
+// the group is limited to some targets.
+func (r RuleObjective) selector() string {
+	m := "objective=" + promString(r.Name)
+	if len(r.Targets) > 0 {
+		quoted := make([]string, len(r.Targets))
+		for i, t := range r.Targets {
+			quoted[i] = regexp.QuoteMeta(t)
+		}
+		m += ",target=~" + promString(strings.Join(quoted, "|"))
+	}
+	return m
+}
+
+// groupName returns the rule group name of r.
+func (r RuleObjective) groupName() string {
+	n := "llmprober-slo-" + r.Name
+	if len(r.Targets) > 0 {
+		n += "-" + strings.Join(r.Targets, "-")
+	}
+	return n
+}
+
+// ruleWindow is one window of the recording rules: its name ("5m") and
+// its PromQL range ("[5m]").
+type ruleWindow struct{ Name, Range string }
+
+// alertPair is one long/short pair of a rendered burn-rate alert.
+type alertPair struct {
+	Long, Short, Threshold, Factor string
+}
+
+// groupData is what the template renders for one objective group.
+type groupData struct {
+	Name, Objective, Selector, Period string
+	Windows                           []ruleWindow
+	Page, Ticket                      []alertPair
+	MinRequests                       int
+	Attainment                        string
+}
+
+// newGroupData computes the rendered figures of r.
+func newGroupData(r RuleObjective, opts RuleOptions) groupData {
+	g := groupData{
+		Name: r.groupName(), Objective: r.Name, Selector: r.selector(), Period: PromDuration(r.Period),
+		MinRequests: opts.MinRequests, Attainment: formatFloat(r.Attainment),
+	}
+	windows := slices.Clone(RuleWindows)
+	if !slices.Contains(windows, r.Period) {
+		windows = append(windows, r.Period)
+	}
+	for _, w := range windows {
+		n := PromDuration(w)
+		g.Windows = append(g.Windows, ruleWindow{Name: n, Range: "[" + n + "]"})
+	}
+	budget := 1 - r.Attainment
+	for _, a := range BurnAlerts {
+		f := a.Factor(r.Period)
+		p := alertPair{Long: PromDuration(a.Long), Short: PromDuration(a.Short),
+			Factor: formatFloat(f), Threshold: formatFloat(f * budget)}
+		if a.Severity == "page" {
+			g.Page = append(g.Page, p)
+		} else {
+			g.Ticket = append(g.Ticket, p)
+		}
+	}
+	return g
+}
+
+// formatFloat formats v with at most 6 significant decimals, so that
+// 14.4 × 0.01 prints as 0.144, not 0.14400000000000002.
+func formatFloat(v float64) string {
+	return strconv.FormatFloat(mustParse(strconv.FormatFloat(v, 'g', 10, 64)), 'f', -1, 64)
+}
+
+// mustParse parses a float formatted by strconv.
+func mustParse(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(fmt.Sprintf("could not parse %q: %v", s, err))
+	}
+	return v
+}
+
+// Rules renders the Prometheus rule file for objectives: one group of
+// recording rules and burn-rate alerts per objective group, and one group
+// of health alerts that say when the numbers cannot be trusted.
+func Rules(objectives []RuleObjective, opts RuleOptions) ([]byte, error) {
+	opts = opts.withDefaults()
+	data := struct {
+		Groups            []groupData
+		MaxDelay, LeMatch string
+		MinRequests       int
+		MaxDelayHuman     string
+	}{MaxDelay: formatFloat(opts.MaxDispatchDelay.Seconds()), LeMatch: LeMatcher(opts.MaxDispatchDelay.Seconds()),
+		MinRequests: opts.MinRequests, MaxDelayHuman: opts.MaxDispatchDelay.String()}
+	for _, r := range objectives {
+		data.Groups = append(data.Groups, newGroupData(r, opts))
+	}
+	var buf bytes.Buffer
+	if err := rulesTemplate.Execute(&buf, data); err != nil {
+		return nil, fmt.Errorf("could not render rules: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// PrometheusRule wraps a rule file rendered by Rules as a Prometheus
+// Operator PrometheusRule (monitoring.coreos.com/v1) called name.
+func PrometheusRule(rules []byte, name string) []byte {
+	var b bytes.Buffer
+	b.WriteString("apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: " + name +
+		"\n  labels:\n    app.kubernetes.io/name: llmprober\nspec:\n")
+	for line := range strings.SplitSeq(strings.TrimRight(string(rules), "\n"), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if line == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString("  " + line + "\n")
+	}
+	return b.Bytes()
+}
+
+// DefaultRuleObjectives is the objective set of the committed rule file in
+// deploy/: "default", 99% over 30 days, every target.
+func DefaultRuleObjectives() []RuleObjective {
+	return []RuleObjective{{Name: "default", Attainment: 0.99, Period: 30 * day}}
+}

@@ -1,0 +1,188 @@
+package slo
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+	"go.yaml.in/yaml/v3"
+)
+
+// ruleFile is the part of a Prometheus rule file the tests read.
+type ruleFile struct {
+	Groups []struct {
+		Name  string
+		Rules []struct {
+			Record, Alert, Expr string
+			Labels              map[string]string
+		}
+	}
+}
+
+// parseRules decodes a rule file and parses every expression with the
+// Prometheus PromQL parser; it returns the record and alert names by group.
+func parseRules(t *testing.T, data []byte) map[string][]string {
+	t.Helper()
+	var f ruleFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("could not decode rules: %v", err)
+	}
+	names := map[string][]string{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if _, err := parser.NewParser(parser.Options{}).ParseExpr(r.Expr); err != nil {
+				t.Errorf("group %s, rule %s%s: %v\n%s", g.Name, r.Record, r.Alert, err, r.Expr)
+			}
+			names[g.Name] = append(names[g.Name], r.Record+r.Alert)
+		}
+	}
+	return names
+}
+
+func TestRulesParseAndCover(t *testing.T) {
+	objs := []RuleObjective{
+		{Name: "default", Attainment: 0.99, Period: 30 * day},
+		{Name: "strict", Targets: []string{"a.b", "c"}, Attainment: 0.999, Period: 28 * day},
+	}
+	out, err := Rules(objs, RuleOptions{MinRequests: 5, MaxDispatchDelay: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Rules: %v", err)
+	}
+	names := parseRules(t, out)
+	// 7 windows + the period (30d, 28d), each an error ratio and an evaluated
+	// count, the objective ratio and 2 alerts: 8×2 + 1 + 2 = 19 rules.
+	for _, g := range []string{"llmprober-slo-default", "llmprober-slo-strict-a.b-c"} {
+		if n := len(names[g]); n != 19 {
+			t.Errorf("group %s has %d rules, want 19: %v", g, n, names[g])
+		}
+	}
+	want := []string{"LLMProberTargetFailing", "LLMProberNoSuccessfulProbe", "LLMProberBehindSchedule", "LLMProberProbesDropped"}
+	if got := names["llmprober-health"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("health alerts = %v, want %v", got, want)
+	}
+	for _, s := range []string{
+		`objective="strict",target=~"a\\.b|c"`,                    // targets escaped as a regex, then quoted
+		`le=~"0\\.5"`,                                             // 0.5 s written the same way everywhere
+		`llmprober:slo_error_ratio:rate28d`,                       // the period's own window
+		`increase5m{objective="default"} >= 5`,                    // the minimum
+		`rate1h{objective="default"} > 0.144`,                     // 14.4 × (1 − 0.99)
+		`rate3d{objective="strict",target=~"a\\.b|c"} > 0.000933`, // 0.1 × 28d/3d = 0.9333 × 0.001
+	} {
+		if !bytes.Contains(out, []byte(s)) {
+			t.Errorf("rules lack %s", s)
+		}
+	}
+}
+
+func TestBurnFactors(t *testing.T) {
+	tests := []struct {
+		period time.Duration
+		want   []float64
+	}{
+		// 0.02×720h/1h, 0.05×720h/6h, 0.1×30d/1d, 0.1×30d/3d.
+		{30 * day, []float64{14.4, 6, 3, 1}},
+		// 0.02×168h/1h = 3.36, 0.05×168/6 = 1.4, 0.1×7 = 0.7, 0.1×7/3 ≈ 0.2333.
+		{7 * day, []float64{3.36, 1.4, 0.7, 0.7 / 3}},
+	}
+	for _, tt := range tests {
+		for i, a := range BurnAlerts {
+			if got := a.Factor(tt.period); !near(got, tt.want[i]) {
+				t.Errorf("period %v, alert %d: factor %v, want %v", tt.period, i, got, tt.want[i])
+			}
+		}
+	}
+}
+
+// near reports whether a and b agree to 1e-9.
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestLeMatcherAndDurations(t *testing.T) {
+	for v, want := range map[float64]string{1: `1(\.0)?`, 0.5: `0\.5`, 10: `10(\.0)?`, 0.025: `0\.025`} {
+		if got := LeMatcher(v); got != want {
+			t.Errorf("LeMatcher(%v) = %s, want %s", v, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{30 * day: "30d", 6 * time.Hour: "6h", 90 * time.Minute: "90m", 1500 * time.Millisecond: "1500ms"} {
+		if got := PromDuration(d); got != want {
+			t.Errorf("PromDuration(%v) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+func TestRuleObjectives(t *testing.T) {
+	def := Objective{Name: "default", Attainment: 0.99, Period: 30 * day}
+	strict := Objective{Name: "default", Attainment: 0.999, Period: 30 * day}
+	got := RuleObjectives(map[string][]Objective{"a": {def}, "b": {def}, "c": {strict}})
+	want := []RuleObjective{
+		{Name: "default", Targets: []string{"a", "b"}, Attainment: 0.99, Period: 30 * day},
+		{Name: "default", Targets: []string{"c"}, Attainment: 0.999, Period: 30 * day},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RuleObjectives = %+v, want %+v", got, want)
+	}
+	got = RuleObjectives(map[string][]Objective{"a": {def}, "b": {def}})
+	if len(got) != 1 || got[0].Targets != nil {
+		t.Errorf("one group for every target = %+v, want no target matcher", got)
+	}
+}
+
+// deployDir holds the committed rule files.
+const deployDir = "../deploy"
+
+func TestCommittedRulesAreCurrent(t *testing.T) {
+	rules, err := Rules(DefaultRuleObjectives(), RuleOptions{})
+	if err != nil {
+		t.Fatalf("Rules: %v", err)
+	}
+	for file, want := range map[string][]byte{
+		"llmprober-rules.yml":          rules,
+		"llmprober-prometheusrule.yml": PrometheusRule(rules, "llmprober"),
+	} {
+		got, err := os.ReadFile(filepath.Join(deployDir, file))
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: regenerate it with llmprober rules --default%s", file,
+				map[bool]string{true: " --format operator"}[strings.Contains(file, "prometheusrule")])
+		}
+	}
+	var op struct {
+		Kind string
+		Spec ruleFile
+	}
+	data, _ := os.ReadFile(filepath.Join(deployDir, "llmprober-prometheusrule.yml"))
+	if err := yaml.Unmarshal(data, &op); err != nil || op.Kind != "PrometheusRule" || len(op.Spec.Groups) != 2 {
+		t.Errorf("PrometheusRule = kind %q, %d groups, %v; want PrometheusRule with 2 groups", op.Kind, len(op.Spec.Groups), err)
+	}
+	spec, _ := yaml.Marshal(op.Spec)
+	parseRules(t, spec)
+}
+
+// TestPromtool checks the committed rules and runs their unit tests with
+// promtool; it skips without promtool unless LLMPROBER_REQUIRE_INTEGRATION=1.
+func TestPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("LLMPROBER_REQUIRE_INTEGRATION") == "1" {
+			t.Fatal("promtool not installed and LLMPROBER_REQUIRE_INTEGRATION=1")
+		}
+		t.Skip("promtool not installed")
+	}
+	for _, args := range [][]string{
+		{"check", "rules", "llmprober-rules.yml"},
+		{"test", "rules", "llmprober-rules.test.yml"},
+	} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = deployDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
