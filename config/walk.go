@@ -103,6 +103,9 @@ func (w *walker) deref(n *yaml.Node) *yaml.Node {
 func (w *walker) value(n *yaml.Node, t reflect.Type, path string) {
 	n = w.deref(n)
 	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		if msg, rejected := nullRejected(path); n != nil && rejected {
+			w.fail(n, path, "%s", msg)
+		}
 		return
 	}
 	switch {

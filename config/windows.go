@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -87,4 +88,18 @@ func (c *Config) validateWindows(col *collector) {
 	if c.WindowSampleCap < MinWindowSampleCap || c.WindowSampleCap > LimitWindowSampleCap {
 		col.add("window_sample_cap", "must be between %d and %d records", MinWindowSampleCap, LimitWindowSampleCap)
 	}
+}
+
+// nullRejected reports whether a null at path is an error rather than
+// "use the default", and the message: a window or the warmup written as
+// null is almost certainly a mistake, and taking the default silently would
+// hide it.
+func nullRejected(path string) (msg string, rejected bool) {
+	switch {
+	case path == "warmup":
+		return "must be a duration such as 30s or 0s, not null (leave it out for no warmup)", true
+	case strings.HasPrefix(path, "windows[") && strings.HasSuffix(path, "]"):
+		return "must be a duration such as 1m, not null", true
+	}
+	return "", false
 }

@@ -71,3 +71,21 @@ func TestWindowSettingsErrors(t *testing.T) {
 		})
 	}
 }
+
+// A window or warmup written as null is rejected, naming the field, rather
+// than replaced by the default.
+func TestWindowNullsRejected(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"null window", "windows: [null]\n", "c.yml:1: windows[0]: must be a duration such as 1m, not null"},
+		{"null second window", "windows: [1m, ~]\n", "c.yml:1: windows[1]: must be a duration such as 1m, not null"},
+		{"null warmup", "warmup: null\n", "c.yml:1: warmup: must be a duration such as 30s or 0s, not null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.yaml+oneTarget), "c.yml")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -42,8 +42,12 @@ func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Window
 			return nil, fmt.Errorf("could not export windows: target %q: duplicate name", s.Target())
 		}
 		wt := &windowTarget{store: s}
+		var objectives []string
+		for _, o := range s.Objectives() {
+			objectives = append(objectives, o.Name)
+		}
 		for _, length := range s.Windows() {
-			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length))
+			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length, objectives))
 		}
 		w.targets = append(w.targets, wt)
 		w.byName[s.Target()] = wt

@@ -90,6 +90,7 @@ type windowInstruments struct {
 	length, requestRate, outputRate, totalRate, concurrency metric.Float64ObservableGauge
 	approximate, finished                                   metric.Int64ObservableGauge
 	seconds, tokens                                         distribution
+	slo                                                     windowSLOInstruments
 }
 
 // all lists every instrument, for the callback registration.
@@ -99,7 +100,7 @@ func (in *windowInstruments) all() []metric.Observable {
 	for _, d := range []*distribution{&in.seconds, &in.tokens} {
 		out = append(out, d.percentile, d.percentileLo, d.percentileHi, d.mean, d.meanLo, d.meanHi)
 	}
-	return out
+	return append(out, in.slo.all()...)
 }
 
 // newWindowInstruments creates the window gauges on meter.
@@ -139,6 +140,7 @@ func newWindowInstruments(meter metric.Meter) (*windowInstruments, error) {
 		concurrency: gauge(InstrumentWindowConcurrency, "{request}", "Time-weighted mean number of requests in flight over the window."),
 		seconds:     dist(InstrumentWindowPercentile, InstrumentWindowMean, "s", "duration metric (label metric)"),
 		tokens:      dist(InstrumentWindowTokensPercentile, InstrumentWindowTokensMean, "{token}", "token count (label metric)"),
+		slo:         newWindowSLOInstruments(gauge, intGauge),
 	}
 	return in, first
 }
@@ -151,10 +153,13 @@ type windowAttrs struct {
 	// metricOpt and percentileOpt are by metric, and by metric and level.
 	metricOpt     map[window.Metric]metric.ObserveOption
 	percentileOpt map[window.Metric][]metric.ObserveOption
+	// objectiveOpt are by objective set, in the store's order.
+	objectiveOpt []metric.ObserveOption
 }
 
-// newWindowAttrs precomputes every attribute set of target's window.
-func newWindowAttrs(target string, length time.Duration) *windowAttrs {
+// newWindowAttrs precomputes every attribute set of target's window, whose
+// objective sets are named objectives.
+func newWindowAttrs(target string, length time.Duration, objectives []string) *windowAttrs {
 	tk, wk := attribute.String(labelTarget, target), attribute.String(labelWindow, window.Name(length))
 	set := func(kv ...attribute.KeyValue) metric.ObserveOption {
 		return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{tk, wk}, kv...)...))
@@ -166,6 +171,7 @@ func newWindowAttrs(target string, length time.Duration) *windowAttrs {
 	for _, st := range windowStatuses {
 		a.status[st] = set(attribute.String(labelStatus, st.String()))
 	}
+	a.objectiveOpt = windowObjectiveAttrs([]attribute.KeyValue{tk, wk}, objectives)
 	for _, m := range append(secondsMetrics, tokenMetrics...) {
 		mk := attribute.String(labelMetric, m.String())
 		a.metricOpt[m] = set(mk)
@@ -186,8 +192,12 @@ func (w *Windows) observe(_ context.Context, o metric.Observer) error {
 	return nil
 }
 
-// observeWindow reports one snapshot; absent figures are not observed.
+// observeWindow reports one snapshot; absent figures, and every figure
+// before the measure start, are not observed.
 func (w *Windows) observeWindow(o metric.Observer, a *windowAttrs, snap *window.Snapshot) {
+	if !snap.Measuring {
+		return
+	}
 	in := w.inst
 	o.ObserveFloat64(in.length, snap.Length().Seconds(), a.base)
 	approximate := int64(0)
@@ -210,6 +220,7 @@ func (w *Windows) observeWindow(o metric.Observer, a *windowAttrs, snap *window.
 	for _, m := range tokenMetrics {
 		observeSummary(o, &in.tokens, a, m, snap.Summary(m).Successful)
 	}
+	observeSLO(o, &in.slo, a.objectiveOpt, snap)
 }
 
 // observeSummary reports a summary's mean, percentiles and intervals.

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
@@ -35,8 +36,18 @@ import (
 // 20: mean 15 ± 12.706204736174698·5; output tokens 4 and 3: mean 3.5 ±
 // 12.706204736174698·0.5. No dispatch delay or scheduled latency, and no
 // percentile interval (n < 6). Rates over 30 s: 2 requests, 7 output tokens,
-// 37 tokens in all; busy 0.6 + 1.0 s.
+// 37 tokens in all; busy 0.6 + 1.0 s. Objective set "fast" (latency ≤ 0.8
+// s): A conforms, B does not; attainment 1/2 with Wilson interval at 0.95
+// (z = 1.959964, z²/n = 1.9207294): centre 0.5, half-width
+// z/2.9207294 · √(0.25/2 + 1.9207294/8) = 0.4054688; goodput 1/30 requests
+// and 4/30 output tokens per second.
 var goldenWindow = `
+llmprober_window_goodput_output_tokens_per_second{objective="fast",target="w",window="1m"} 0.13333333333333333
+llmprober_window_goodput_requests_per_second{objective="fast",target="w",window="1m"} 0.03333333333333333
+llmprober_window_slo_attainment{objective="fast",target="w",window="1m"} 0.5
+llmprober_window_slo_attainment_ci_lower{objective="fast",target="w",window="1m"} 0.09453120573423074
+llmprober_window_slo_attainment_ci_upper{objective="fast",target="w",window="1m"} 0.9054687942657693
+llmprober_window_slo_evaluated_requests{objective="fast",target="w",window="1m"} 2
 llmprober_window_approximate{target="w",window="1m"} 0
 llmprober_window_concurrency{target="w",window="1m"} 0.053333333333333333
 llmprober_window_finished_requests{status="errored",target="w",window="1m"} 0
@@ -102,7 +113,10 @@ var goldenPercentiles = func() string {
 func TestWindowGaugesGolden(t *testing.T) {
 	m, _ := newTestMetrics(t)
 	clk := fakeAt(t0)
-	st := newWindowStore(t, clk, "w", window.Settings{Windows: []time.Duration{time.Minute}, Confidence: 0.95})
+	fast := slo.Objective{Name: "fast", Attainment: 0.99, Period: time.Hour,
+		Thresholds: []slo.Threshold{{Quantity: slo.Latency, Max: 800 * time.Millisecond}}}
+	st := newWindowStore(t, clk, "w", window.Settings{Windows: []time.Duration{time.Minute}, Confidence: 0.95,
+		Objectives: []slo.Objective{fast}})
 	for _, r := range []*probe.Record{
 		streamed("w", 0, -1, 10000, 10200, 10500, 10600, 10, 4),
 		streamed("w", 1, -1, 20000, 20400, 20600, 21000, 20, 3),
@@ -189,8 +203,8 @@ func sortedKeys(m map[string]float64) []string {
 	return keys
 }
 
-// Ten targets with the default windows (1m, 5m, 1h) and every figure
-// present stay inside the SDK's limit of 2000 series per instrument, with
+// Ten targets with the default windows (1m, 5m, 1h), four objective sets
+// and every figure present stay inside the SDK's limit of 2000 series per instrument, with
 // no overflow series. Each target has 3700 successful requests in the last
 // minute, every quantity defined (3700 ≥ 3688, so even p99.9 has an
 // interval), and a cap large enough to keep them all (3700 requests over
@@ -199,9 +213,16 @@ func TestWindowCardinality(t *testing.T) {
 	m, _ := newTestMetrics(t)
 	clk := fakeAt(t0)
 	var stores []*window.Store
+	// Four objective sets; "mixed" has conforming and non-conforming
+	// requests, so every SLO gauge has its interval.
+	var objectives []slo.Objective
+	for i, bound := range []time.Duration{time.Second, 50 * time.Millisecond, 60 * time.Millisecond, 80 * time.Millisecond} {
+		objectives = append(objectives, slo.Objective{Name: []string{"loose", "tight", "mixed", "p"}[i], Attainment: 0.99,
+			Period: time.Hour, Thresholds: []slo.Threshold{{Quantity: slo.Latency, Max: bound}}})
+	}
 	for i := range 10 {
 		name := fmt.Sprintf("target-%d", i)
-		st := newWindowStore(t, clk, name, window.Settings{Confidence: 0.95, SampleCap: 360000})
+		st := newWindowStore(t, clk, name, window.Settings{Confidence: 0.95, SampleCap: 360000, Objectives: objectives})
 		for j := range 3700 {
 			start := 3600000 + 15*j // from 1 h on, every 15 ms
 			st.Started(name)
@@ -236,6 +257,13 @@ func TestWindowCardinality(t *testing.T) {
 		"llmprober_window_tokens_mean":                 30 * 2,
 		"llmprober_window_tokens_mean_ci_lower":        30 * 2,
 		"llmprober_window_tokens_mean_ci_upper":        30 * 2,
+		// × 4 objective sets.
+		"llmprober_window_slo_attainment":                   30 * 4,
+		"llmprober_window_slo_attainment_ci_lower":          30 * 4,
+		"llmprober_window_slo_attainment_ci_upper":          30 * 4,
+		"llmprober_window_slo_evaluated_requests":           30 * 4,
+		"llmprober_window_goodput_requests_per_second":      30 * 4,
+		"llmprober_window_goodput_output_tokens_per_second": 30 * 4,
 	}
 	for name, n := range want {
 		mf := fams[name]

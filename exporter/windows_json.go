@@ -36,22 +36,35 @@ type apiWindow struct {
 	Target                string                `json:"target"`
 	Window                string                `json:"window"`
 	WindowSeconds         float64               `json:"window_seconds"`
-	Start                 string                `json:"start"`
-	End                   string                `json:"end"`
-	LengthSeconds         float64               `json:"length_seconds"`
+	Start                 *string               `json:"start"`
+	End                   *string               `json:"end"`
+	LengthSeconds         *float64              `json:"length_seconds"`
 	Measuring             bool                  `json:"measuring"`
 	Approximate           bool                  `json:"approximate"`
 	Confidence            *float64              `json:"confidence"`
-	Requests              apiStatuses[int64]    `json:"requests"`
+	Requests              *apiStatuses[int64]   `json:"requests"`
 	InFlight              int                   `json:"in_flight"`
 	RequestsPerSecond     apiStatuses[*float64] `json:"requests_per_second"`
-	OutputTokens          apiStatuses[float64]  `json:"output_tokens"`
-	PromptTokens          apiStatuses[float64]  `json:"prompt_tokens"`
+	OutputTokens          *apiStatuses[float64] `json:"output_tokens"`
+	PromptTokens          *apiStatuses[float64] `json:"prompt_tokens"`
 	OutputTokensPerSecond apiStatuses[*float64] `json:"output_tokens_per_second"`
 	TotalTokensPerSecond  apiStatuses[*float64] `json:"total_tokens_per_second"`
 	Concurrency           *float64              `json:"concurrency"`
 	Summaries             orderedObject         `json:"summaries"`
+	Objectives            orderedObject         `json:"objectives"`
 	Records               *apiRecords           `json:"records,omitempty"`
+}
+
+// apiObjective is one objective set's attainment and goodput in a window;
+// the counts are null before measuring began.
+type apiObjective struct {
+	TargetAttainment             float64      `json:"target_attainment"`
+	Evaluated                    *int64       `json:"evaluated"`
+	Conforming                   *int64       `json:"conforming"`
+	Attainment                   *float64     `json:"attainment"`
+	AttainmentCI                 *apiInterval `json:"attainment_ci"`
+	GoodputRequestsPerSecond     *float64     `json:"goodput_requests_per_second"`
+	GoodputOutputTokensPerSecond *float64     `json:"goodput_output_tokens_per_second"`
 }
 
 // apiStatuses is one figure per status and for all of them.
@@ -191,18 +204,24 @@ func confidenceJSON(c float64) *float64 {
 
 // newAPIWindow converts a snapshot: with allStatuses the summaries of every
 // status, else of successful requests only; with records the records.
+// Before the measure start the bounds, length, counts and token totals are
+// null; in_flight counts the requests running (during the warmup too).
 func newAPIWindow(s *window.Snapshot, allStatuses, records bool) apiWindow {
 	out := apiWindow{
 		Target: s.Target, Window: s.Name(), WindowSeconds: s.Window.Seconds(),
-		Start: *timeJSON(s.Start), End: *timeJSON(s.End), LengthSeconds: s.Length().Seconds(),
 		Measuring: s.Measuring, Approximate: s.Approximate, Confidence: confidenceJSON(s.Confidence),
-		Requests: apiStatuses[int64](s.Requests), InFlight: s.InFlight,
+		InFlight:              s.InFlight,
 		RequestsPerSecond:     finiteStatuses(s.RequestRate),
-		OutputTokens:          apiStatuses[float64](s.OutputTokens),
-		PromptTokens:          apiStatuses[float64](s.PromptTokens),
 		OutputTokensPerSecond: finiteStatuses(s.OutputTokenRate),
 		TotalTokensPerSecond:  finiteStatuses(s.TotalTokenRate),
 		Concurrency:           finite(s.Concurrency),
+	}
+	if s.Measuring {
+		length := s.Length().Seconds()
+		requests := apiStatuses[int64](s.Requests)
+		output, prompt := apiStatuses[float64](s.OutputTokens), apiStatuses[float64](s.PromptTokens)
+		out.Start, out.End, out.LengthSeconds = timeJSON(s.Start), timeJSON(s.End), &length
+		out.Requests, out.OutputTokens, out.PromptTokens = &requests, &output, &prompt
 	}
 	for _, m := range window.Metrics() {
 		b := s.Summary(m)
@@ -212,8 +231,27 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records bool) apiWindow {
 		}
 		out.Summaries = append(out.Summaries, keyValue{m.String(), ss})
 	}
+	out.Objectives = newAPIObjectives(s)
 	if records {
 		out.Records = newAPIRecords(s)
+	}
+	return out
+}
+
+// newAPIObjectives converts the attainments of a snapshot, keyed by
+// objective set name in configured order.
+func newAPIObjectives(s *window.Snapshot) orderedObject {
+	out := orderedObject{}
+	for _, a := range s.Objectives {
+		o := apiObjective{
+			TargetAttainment: a.Target, Attainment: finite(a.Ratio), AttainmentCI: intervalJSON(a.CI),
+			GoodputRequestsPerSecond: finite(a.Goodput), GoodputOutputTokensPerSecond: finite(a.OutputTokenGoodput),
+		}
+		if s.Measuring {
+			evaluated, conforming := a.Evaluated, a.Conforming
+			o.Evaluated, o.Conforming = &evaluated, &conforming
+		}
+		out = append(out, keyValue{a.Objective, o})
 	}
 	return out
 }

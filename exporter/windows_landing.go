@@ -77,6 +77,9 @@ func (w *Windows) landing() *landingWindows {
 		for _, c := range landingColumns {
 			t.Columns = append(t.Columns, c.title)
 		}
+		for _, o := range wt.store.Objectives() {
+			t.Columns = append(t.Columns, "SLO "+o.Name)
+		}
 		for _, a := range wt.windows {
 			t.Rows = append(t.Rows, newLandingWindowRow(wt.store.Current(a.length)))
 		}
@@ -106,6 +109,7 @@ func newLandingWindowRow(s *window.Snapshot) landingWindowRow {
 	}
 	if !s.Measuring {
 		row.Window += " (not measuring yet)"
+		row.Requests = absent
 	} else if s.Approximate {
 		row.Window += " ≈ (from " + s.Start.UTC().Format("15:04:05") + ")"
 	}
@@ -117,7 +121,29 @@ func newLandingWindowRow(s *window.Snapshot) landingWindowRow {
 			row.Cells = append(row.Cells, percentileText(sum, *c.level, s.Confidence))
 		}
 	}
+	for _, a := range s.Objectives {
+		row.Cells = append(row.Cells, attainmentText(a))
+	}
 	return row
+}
+
+// attainmentText is "attainment 80.0% [49.0, 94.3] of 99%, goodput
+// 0.800/s", without the interval when it is absent, or absent without
+// evaluated requests.
+func attainmentText(a window.Attainment) string {
+	if a.Ratio == nil {
+		return absent
+	}
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+	text := "attainment " + pct(*a.Ratio) + "%"
+	if a.CI != nil {
+		text += " [" + pct(a.CI.Lo) + ", " + pct(a.CI.Hi) + "]"
+	}
+	text += " of " + strconv.FormatFloat(100*a.Target, 'f', -1, 64) + "%"
+	if a.Goodput != nil {
+		text += ", goodput " + rateText(a.Goodput)
+	}
+	return text
 }
 
 // meanText is "80.5 ± 3.9 ms", or "80.5 ms" without an interval, or absent.

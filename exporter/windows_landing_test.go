@@ -27,6 +27,12 @@ func TestWindowFigureText(t *testing.T) {
 		{"weighted percentile", percentileText(window.Summary{Weighted: true, Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "95.1 ms"},
 		{"estimated percentile", percentileText(window.Summary{Approximate: true, Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "≈95.1 ms"},
 		{"no percentile", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(nil, nil)}}, stats.P99, 0.95), "—"},
+		// 8 of 10 conforming over 10 s: Wilson [0.4902, 0.9433] at 0.95.
+		{"attainment", attainmentText(window.Attainment{Target: 0.99, Ratio: f(0.8), CI: &stats.Interval{Lo: 0.4902, Hi: 0.9433}, Goodput: f(0.8)}),
+			"attainment 80.0% [49.0, 94.3] of 99%, goodput 0.800/s"},
+		{"attainment without interval", attainmentText(window.Attainment{Target: 0.999, Ratio: f(1), Goodput: f(0.25)}),
+			"attainment 100.0% of 99.9%, goodput 0.250/s"},
+		{"nothing evaluated", attainmentText(window.Attainment{Target: 0.99, Goodput: f(0)}), "—"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

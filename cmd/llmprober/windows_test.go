@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -32,6 +33,12 @@ type apiWindowDoc struct {
 	Records struct {
 		Requests []json.RawMessage `json:"requests"`
 	} `json:"records"`
+	Objectives map[string]struct {
+		Evaluated  *int64   `json:"evaluated"`
+		Conforming *int64   `json:"conforming"`
+		Attainment *float64 `json:"attainment"`
+		Goodput    *float64 `json:"goodput_requests_per_second"`
+	} `json:"objectives"`
 }
 
 // TestRunWindows probes the simulated endpoint and reads the rolling windows
@@ -47,6 +54,8 @@ targets:
     readiness: {path: /health, interval: 50ms}
     workload: {prompt_tokens: 16, output_tokens: 8}
     schedule: {rate: 20, max_concurrency: 4}
+    objectives:
+      - {name: lenient, latency: 60s, attainment: 0.9, period: 7d}
 `, s.URL())
 	r := startRun(t, []string{"run", "--config", writeFile(t, "c.yml", cfg), "--listen-address", "127.0.0.1:0"}, nil)
 	var w apiWindowDoc
@@ -84,12 +93,23 @@ targets:
 	if out := w.Summaries["output_tokens"].Successful; out.Min == nil || *out.Min != 8 || *out.Max != 8 {
 		t.Errorf("output tokens min %v max %v, want 8", out.Min, out.Max)
 	}
+	// Every request of the window is evaluated under the 60 s latency bound
+	// (none is incomplete while the run goes on), and the successful ones
+	// conform: goodput = successful requests ÷ length.
+	o, ok := w.Objectives["lenient"]
+	if !ok || o.Evaluated == nil || o.Conforming == nil || *o.Conforming != w.Requests.Successful ||
+		*o.Evaluated < *o.Conforming || o.Attainment == nil || o.Goodput == nil ||
+		math.Abs(*o.Goodput-float64(*o.Conforming)/w.LengthSeconds) > 1e-9*(*o.Goodput) {
+		t.Errorf("objective lenient %+v; want %d conforming, goodput = conforming ÷ %v s", o, w.Requests.Successful, w.LengthSeconds)
+	}
 	_, metrics := r.scrape(t)
 	for _, want := range []string{
 		`llmprober_window_finished_requests{status="successful",target="win",window="1m"}`,
 		`llmprober_window_percentile_seconds{metric="request_latency",percentile="p50",target="win",window="5m"}`,
 		`llmprober_window_mean_seconds{metric="time_to_first_token",target="win",window="1m"}`,
 		`llmprober_window_requests_per_second{status="successful",target="win",window="1m"}`,
+		`llmprober_window_slo_attainment{objective="lenient",target="win",window="1m"}`,
+		`llmprober_window_goodput_requests_per_second{objective="lenient",target="win",window="1m"}`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)

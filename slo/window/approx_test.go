@@ -143,7 +143,7 @@ func TestSampleIsDeterministic(t *testing.T) {
 func TestReservoirIsUniform(t *testing.T) {
 	var kept [10]int
 	for seed := range uint64(4000) {
-		r := newRing(t0, 12*time.Minute, 1440, seed)
+		r := newRing(t0, 12*time.Minute, 1440, 0, seed)
 		for i := range 10 {
 			r.add(entry{seq: uint64(i), end: int64(5*time.Second) + int64(i), start: absent,
 				targeted: absent, firstToken: absent, firstOutput: absent, last: absent})

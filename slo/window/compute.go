@@ -116,30 +116,65 @@ func (a *accumulator) add(e *entry, weight float64) {
 func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence}
 	g, ok := s.gather(now, w)
+	snap.running = runningAt(g.running, now)
+	snap.InFlight = len(snap.running)
 	if !ok {
 		for m := range numMetrics {
 			snap.summaries[m] = summarizeByStatus(Metric(m), &accumulator{}, &aggregates{}, s.set.Confidence)
 		}
+		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
 	snap.Measuring, snap.Approximate, snap.origin = true, g.approximate, g.origin
-	snap.Start = g.origin.Add(time.Duration(g.start))
+	// Start and End are wall-clock instants a whole number of nanoseconds
+	// apart, so that Length is exactly End − Start as printed.
+	snap.End = now.Round(0)
+	snap.Start = snap.End.Add(-time.Duration(g.now - g.start))
+	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(&g)
 	for i := range g.parts {
 		a.addPart(&g.parts[i])
 	}
-	for _, t := range g.running {
-		if !t.After(now) {
-			snap.running = append(snap.running, t)
-		}
-	}
-	snap.InFlight = len(snap.running)
 	snap.fillRates(a, &g)
+	snap.Objectives = attainments(s.set.Objectives, sloCounts(len(s.set.Objectives), a, &g),
+		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
 	for m := range numMetrics {
 		snap.summaries[m] = summarizeByStatus(Metric(m), a, &g.ev, s.set.Confidence)
 	}
 	snap.entries = a.entries
 	return snap
+}
+
+// sloCounts returns the verdict counts of the requests that ended in the
+// window: from its records when it is exact, from its buckets' counters
+// (which count every record, sampled or not) when it is approximate.
+func sloCounts(n int, a *accumulator, g *gathered) []sloCount {
+	counts := make([]sloCount, n)
+	if g.approximate {
+		for _, p := range g.parts {
+			for i := range min(n, len(p.slo)) {
+				counts[i].evaluated += p.slo[i].evaluated
+				counts[i].conforming += p.slo[i].conforming
+				counts[i].conformingOutput += p.slo[i].conformingOutput
+			}
+		}
+		return counts
+	}
+	for _, we := range a.entries {
+		countSLO(counts, we.e)
+	}
+	return counts
+}
+
+// runningAt returns the start times in running not after now.
+func runningAt(running []time.Time, now time.Time) []time.Time {
+	var out []time.Time
+	for _, t := range running {
+		if !t.After(now) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // fillRates sets the counts, token totals, rates and concurrency.

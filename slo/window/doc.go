@@ -42,6 +42,16 @@
 // time per output token are those of package stats; intervals exist only for
 // the once-per-request quantities.
 //
+// # SLO attainment
+//
+// With objective sets (Settings.Objectives), each finished request's
+// verdict under every set is kept in its entry, and counted in its end's
+// bucket. A window reports per set the requests evaluated (conforming or
+// non-conforming) and conforming among those that ended in it, the ratio
+// with its Wilson interval, and the goodput: conforming requests, and
+// their output tokens, per second of the effective length. The counts are
+// exact also past the sample cap, read from the buckets' counters.
+//
 // # Memory bound
 //
 // Records are kept in time buckets by their end, measured from the measure
@@ -50,8 +60,9 @@
 // the grid. Each bucket keeps its first K records, K = the sample cap ÷ 720
 // (138 for the default cap of 100 000 records per target), so a target
 // keeps at most K·722 records (about the cap; 80 bytes each, 8 MB at the
-// default cap), plus about 50 kB of buckets and, once buckets overflow, up
-// to 1.3 MB of aggregates.
+// default cap), plus about 70 kB of buckets, 24 bytes per bucket and
+// objective set for the verdict counts (69 kB with 4 sets) and, once
+// buckets overflow, up to 1.3 MB of aggregates.
 //
 // While none of the buckets a window reads has overflowed, every figure is
 // exact and computed from the records with the exact bounds [now − W, now].

@@ -25,7 +25,10 @@ type entry struct {
 	promptTokens, outputTokens, iterations              int32
 	httpStatus                                          uint16
 	status, errorType, promptFrom, outputFrom           uint8
-	stream                                              bool
+	// evaluated and conforming are the request's verdicts: bit i is set
+	// when objective set i evaluated it, and when it conformed to it.
+	evaluated, conforming uint8
+	stream                bool
 }
 
 // errorTypes numbers the error types an entry can hold; an unknown one is

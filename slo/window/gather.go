@@ -1,6 +1,7 @@
 package window
 
 import (
+	"slices"
 	"time"
 )
 
@@ -24,12 +25,15 @@ type gathered struct {
 type part struct {
 	entries []entry
 	seen    [numStatuses]int64
+	// slo is a copy of the bucket's verdict counts.
+	slo []sloCount
 }
 
 // gather reads window w at now; ok is false before the measure start.
 func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	g.running = append([]time.Time(nil), s.running...)
 	r := s.ring
 	if r == nil || now.Before(r.origin) {
 		return g, false
@@ -50,14 +54,13 @@ func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
 		if sl == nil {
 			continue
 		}
-		if len(sl.kept) > 0 {
+		if sl.total() > 0 {
 			sl.shared = true
-			g.parts = append(g.parts, part{entries: sl.kept, seen: sl.seen})
+			g.parts = append(g.parts, part{entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
 		}
 		if g.approximate && sl.ev != nil {
 			g.ev.merge(sl.ev)
 		}
 	}
-	g.running = append([]time.Time(nil), s.running...)
 	return g, true
 }

@@ -47,7 +47,7 @@ func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 func (s *Snapshot) Records() []Record {
 	s.recordsOnce.Do(func() {
 		s.records = make([]Record, len(s.entries))
-		a := &accumulator{start: int64(s.Start.Sub(s.origin)), now: int64(s.End.Sub(s.origin))}
+		a := &accumulator{start: s.startOff, now: s.endOff}
 		for i, we := range s.entries {
 			r := &s.records[i]
 			r.Request, r.Weight = we.e.record(s.origin), we.weight

@@ -20,6 +20,9 @@ type slot struct {
 	shared bool
 	// ev aggregates evicted records by event time; nil when none.
 	ev *aggregates
+	// slo counts the verdicts of every record that ended in the bucket,
+	// one per objective set.
+	slo []sloCount
 }
 
 // total returns the number of records that ended in the bucket.
@@ -63,16 +66,17 @@ type ring struct {
 	slots  []slot
 	head   int64 // the newest bucket created
 	rng    *rand.Rand
+	nobj   int // objective sets
 }
 
 // newRing returns an empty ring whose buckets cover longest with room for
 // its misalignment on the grid.
-func newRing(origin time.Time, longest time.Duration, sampleCap int, seed uint64) *ring {
+func newRing(origin time.Time, longest time.Duration, sampleCap, objectives int, seed uint64) *ring {
 	width := max(int64(longest)/Buckets, 1)
 	n := (int64(longest)+width-1)/width + 2
 	r := &ring{
 		origin: origin, width: width, k: max(sampleCap/Buckets, 1),
-		slots: make([]slot, n), head: -1, rng: rand.New(rand.NewPCG(seed, uint64(width))),
+		slots: make([]slot, n), head: -1, rng: rand.New(rand.NewPCG(seed, uint64(width))), nobj: objectives,
 	}
 	for i := range r.slots {
 		r.slots[i].n = -1
@@ -118,6 +122,9 @@ func (r *ring) create(n int64) *slot {
 		return nil
 	}
 	*s = slot{n: n}
+	if r.nobj > 0 {
+		s.slo = make([]sloCount, r.nobj)
+	}
 	r.head = max(r.head, n)
 	return s
 }
@@ -130,6 +137,7 @@ func (r *ring) add(e entry) {
 		return
 	}
 	s.seen[e.status]++
+	countSLO(s.slo, &e)
 	if len(s.kept) < r.k {
 		if len(s.kept) == cap(s.kept) {
 			grown := make([]entry, len(s.kept), min(max(2*cap(s.kept), 1), r.k))

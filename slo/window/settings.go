@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe/clock"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // Defaults of Settings.
@@ -54,6 +55,10 @@ type Settings struct {
 	Seed uint64
 	// Clock is the clock shared with the prober. Nil means clock.Real().
 	Clock clock.Clock
+	// Objectives are the target's objective sets, at most MaxObjectives
+	// with distinct names: each window reports its attainment and goodput
+	// under each (Snapshot.Objectives). None by default.
+	Objectives []slo.Objective
 }
 
 // DefaultSettings returns the default settings: windows 1m, 5m, 1h,
@@ -73,6 +78,7 @@ func (s Settings) withDefaults() (Settings, error) {
 		s.Windows = DefaultWindows()
 	}
 	s.Windows = slices.Clone(s.Windows)
+	s.Objectives = slices.Clone(s.Objectives)
 	if s.SampleCap == 0 {
 		s.SampleCap = DefaultSampleCap
 	}
@@ -93,6 +99,14 @@ func (s Settings) validate() error {
 		}
 		if j := slices.Index(s.Windows[:i], w); j >= 0 {
 			return fmt.Errorf("window %s: duplicate", Name(w))
+		}
+	}
+	if len(s.Objectives) > MaxObjectives {
+		return fmt.Errorf("objectives: at most %d objective sets", MaxObjectives)
+	}
+	for i, o := range s.Objectives {
+		if slices.IndexFunc(s.Objectives[:i], func(p slo.Objective) bool { return p.Name == o.Name }) >= 0 {
+			return fmt.Errorf("objective %q: duplicate name", o.Name)
 		}
 	}
 	switch {

@@ -31,11 +31,13 @@ type Snapshot struct {
 	Window time.Duration
 	// Start and End are the bounds used, [Start, End]: End is the instant
 	// of the snapshot, Start is max(End − W, measure start), aligned down
-	// to the bucket grid when Approximate. Before measuring began both are
-	// End.
+	// to the bucket grid when Approximate. Both are wall-clock instants
+	// (without a monotonic reading) and End − Start is exactly Length.
+	// Before measuring began both are End and carry no meaning.
 	Start, End time.Time
 	// Measuring is false before the measure start (the prober has not
-	// started, or the warmup is not over): then every figure is empty.
+	// started, or the warmup is not over): then every figure is empty
+	// except InFlight.
 	Measuring bool
 	// Approximate reports that the window read a bucket that keeps only a
 	// sample: Start is aligned to the grid, and the summaries whose records
@@ -45,7 +47,8 @@ type Snapshot struct {
 	Confidence float64
 	// Requests counts the finished requests that ended in the window.
 	Requests stats.ByStatus[int64]
-	// InFlight is the number of requests running at End.
+	// InFlight is the number of requests running at End, also before
+	// measuring began (during the warmup).
 	InFlight int
 	// RequestRate is Requests ÷ the effective length, in requests per
 	// second; nil when the window has no length yet.
@@ -60,11 +63,17 @@ type Snapshot struct {
 	// Concurrency is the time-weighted mean number of requests in flight
 	// over the window; nil when it has no length yet.
 	Concurrency *float64
+	// Objectives are the attainment and goodput under each of the target's
+	// objective sets, in configured order (counts 0 and figures nil before
+	// measuring began).
+	Objectives []Attainment
 
 	summaries [numMetrics]stats.ByStatus[Summary]
 	origin    time.Time
-	entries   []weightedEntry
-	running   []time.Time
+	// startOff and endOff are Start and End in ns from origin.
+	startOff, endOff int64
+	entries          []weightedEntry
+	running          []time.Time
 
 	recordsOnce sync.Once
 	records     []Record

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // Store is one target's rolling windows. It implements probe.Observer for
@@ -42,6 +43,10 @@ func (s *Store) Target() string { return s.target }
 // Windows returns the window lengths, in configured order.
 func (s *Store) Windows() []time.Duration { return slices.Clone(s.set.Windows) }
 
+// Objectives returns the objective sets whose attainment the windows
+// report, in configured order.
+func (s *Store) Objectives() []slo.Objective { return slices.Clone(s.set.Objectives) }
+
 // Confidence returns the level of the intervals, or 0 when they are off.
 func (s *Store) Confidence() float64 { return s.set.Confidence }
 
@@ -64,7 +69,7 @@ func (s *Store) begin(now time.Time) {
 	longest := slices.Max(s.set.Windows)
 	seed := fnv.New64a()
 	_, _ = seed.Write([]byte(s.target))
-	s.ring = newRing(now.Add(s.set.Warmup), longest, s.set.SampleCap, s.set.Seed^seed.Sum64())
+	s.ring = newRing(now.Add(s.set.Warmup), longest, s.set.SampleCap, len(s.set.Objectives), s.set.Seed^seed.Sum64())
 }
 
 // Scheduled implements probe.Observer; it does nothing.
@@ -112,7 +117,14 @@ func (s *Store) Finished(rec *probe.Record) {
 	defer s.mu.Unlock()
 	s.begin(now)
 	s.stopRunning(rec.RequestStart)
-	s.ring.add(newEntry(rec, s.ring.origin, end))
+	e := newEntry(rec, s.ring.origin, end)
+	if rec.End.IsZero() && len(s.set.Objectives) > 0 {
+		withEnd := *rec
+		withEnd.End = end
+		rec = &withEnd
+	}
+	e.evaluated, e.conforming = verdicts(s.set.Objectives, rec)
+	s.ring.add(e)
 }
 
 // stopRunning removes the in-flight request that started last at or

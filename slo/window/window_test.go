@@ -144,14 +144,39 @@ func TestNotMeasuring(t *testing.T) {
 	if !start.Equal(at(10000)) {
 		t.Errorf("measure start %v, want t0 + 10 s warmup", start)
 	}
+	clk.Set(at(9000))
+	s.Started(target)
 	clk.Set(at(9999))
-	if snap := s.Current(time.Minute); snap.Measuring {
-		t.Error("measuring during the warmup")
+	if snap := s.Current(time.Minute); snap.Measuring || snap.InFlight != 1 || len(snap.Running()) != 1 {
+		t.Errorf("during the warmup: measuring %v, in flight %d; want false, 1 (started at 9 s)", snap.Measuring, snap.InFlight)
 	}
 	// At the measure start itself the window exists with no length.
 	clk.Set(at(10000))
 	if snap := s.Current(time.Minute); !snap.Measuring || snap.Length() != 0 || snap.RequestRate.All != nil {
 		t.Errorf("at the measure start: measuring %v, length %v, rate %v; want true, 0, absent",
 			snap.Measuring, snap.Length(), snap.RequestRate.All)
+	}
+}
+
+// Start and End are wall-clock instants exactly Length apart, also when
+// the clock's readings carry a monotonic reading.
+func TestLengthIsEndMinusStart(t *testing.T) {
+	s, err := NewStore(target, Settings{Windows: []time.Duration{time.Hour}, CacheTTL: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.State(target, probe.StateReady, 0)
+	s.Started(target)
+	s.Finished(&probe.Record{Target: target, Outcome: probe.Successful, RequestStart: time.Now()})
+	snap := s.Current(time.Hour)
+	if !snap.Measuring {
+		t.Fatal("not measuring")
+	}
+	if snap.Start != snap.Start.Round(0) || snap.End != snap.End.Round(0) {
+		t.Errorf("bounds %v, %v carry a monotonic reading", snap.Start, snap.End)
+	}
+	wall := snap.End.UnixNano() - snap.Start.UnixNano()
+	if wall != int64(snap.Length()) {
+		t.Errorf("End − Start by the wall clock %d ns, Length %d ns; want equal", wall, snap.Length())
 	}
 }
