@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -88,6 +89,24 @@ func (o *Objective) threshold(q string) *time.Duration {
 		return o.ScheduledLatency
 	}
 	return nil
+}
+
+// objectiveNullRejected reports whether a null at path is an objective set
+// itself or its period or attainment, which must be left out rather than
+// written as null to take the default.
+func objectiveNullRejected(path string) (msg string, rejected bool) {
+	if !strings.Contains(path, ".objectives[") {
+		return "", false
+	}
+	switch {
+	case strings.HasSuffix(path, "]"):
+		return "must be an objective set, not null", true
+	case strings.HasSuffix(path, ".period"):
+		return `must be a period such as "30d", not null (leave it out for 30d)`, true
+	case strings.HasSuffix(path, ".attainment"):
+		return "must be a number such as 0.99, not null (leave it out for 0.99)", true
+	}
+	return "", false
 }
 
 // applyDefaults fills the objective set's unset settings.
@@ -231,7 +250,12 @@ func (w *walker) period(n *yaml.Node, path string) {
 		w.fail(n, path, `must be a period such as "30d", "4w" or "720h"`)
 		return
 	}
-	if _, err := ParsePeriod(n.Value); err != nil {
+	v, err := ParsePeriod(n.Value)
+	switch {
+	case err != nil:
 		w.fail(n, path, "%v", err)
+	case v < MinPeriod || v > LimitPeriod:
+		// Checked here too: an explicit 0 would otherwise read as unset.
+		w.fail(n, path, "must be between %s and %s (the longest alert window is 3d)", MinPeriod, LimitPeriod)
 	}
 }

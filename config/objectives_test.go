@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,4 +73,24 @@ func FuzzParsePeriod(f *testing.F) {
 			t.Errorf("ParsePeriod(%q) = %v, time.ParseDuration = %v", s, p, d)
 		}
 	})
+}
+
+// A zero period is an error, not the default; a null objective set, period
+// or attainment is an error naming the field.
+func TestObjectiveNullsAndZeroPeriod(t *testing.T) {
+	const head = "targets:\n  - name: a\n    base_url: http://127.0.0.1:1/v1\n    model: m\n    objectives:\n"
+	tests := []struct{ name, yaml, want string }{
+		{"zero period", "      - {name: x, ttft: 1s, period: 0d}\n", "targets[0].objectives[0].period: must be between 3d and 366d"},
+		{"null period", "      - {name: x, ttft: 1s, period: null}\n", `targets[0].objectives[0].period: must be a period such as "30d", not null`},
+		{"null attainment", "      - {name: x, ttft: 1s, attainment: null}\n", "targets[0].objectives[0].attainment: must be a number such as 0.99, not null"},
+		{"null objective set", "      - null\n", "targets[0].objectives[0]: must be an objective set, not null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(head+tt.yaml), "c.yml")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
 }

@@ -101,5 +101,5 @@ func nullRejected(path string) (msg string, rejected bool) {
 	case strings.HasPrefix(path, "windows[") && strings.HasSuffix(path, "]"):
 		return "must be a duration such as 1m, not null", true
 	}
-	return "", false
+	return objectiveNullRejected(path)
 }

@@ -2,6 +2,7 @@ package slo
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -60,24 +61,22 @@ type RuleObjective struct {
 // RuleOptions tunes the generated rules.
 type RuleOptions struct {
 	// MinRequests is the minimum number of evaluated requests in an alert's
-	// short window; default 10.
+	// short window; 0 for no minimum, never negative.
 	MinRequests int
 	// MaxDispatchDelay is the dispatch delay whose 99th percentile raises
-	// the behind-schedule alert; it should be a bucket boundary of
-	// llmprober_dispatch_delay_seconds (exact then). Default 1s.
+	// the behind-schedule alert; it must be one of DispatchDelayBoundaries.
+	// Default 1s.
 	MaxDispatchDelay time.Duration
 }
 
-// withDefaults fills the unset options.
-func (o RuleOptions) withDefaults() RuleOptions {
-	if o.MinRequests <= 0 {
-		o.MinRequests = 10
-	}
-	if o.MaxDispatchDelay <= 0 {
-		o.MaxDispatchDelay = time.Second
-	}
-	return o
+// DefaultRuleOptions are the options of the committed rule files: at least
+// 10 evaluated requests, dispatch delay 1s.
+func DefaultRuleOptions() RuleOptions {
+	return RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second}
 }
+
+// errNegativeMinRequests means RuleOptions.MinRequests is negative.
+var errNegativeMinRequests = errors.New("minimum requests must not be negative")
 
 // RuleObjectives groups the objective sets of targets (target name →
 // objective sets) by name, attainment and period. A group that covers
@@ -126,13 +125,38 @@ func PromDuration(d time.Duration) string {
 	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }
 
+// DispatchDelayBoundaries are the bucket boundaries of
+// llmprober_dispatch_delay_seconds in seconds, ascending; they must match
+// the exporter's (a test compares them with its exposition).
+var DispatchDelayBoundaries = []float64{
+	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+}
+
+// errNotBoundary means a dispatch delay is not a bucket boundary.
+var errNotBoundary = errors.New("not a bucket boundary of llmprober_dispatch_delay_seconds")
+
+// CheckDispatchDelay returns an error listing the allowed values unless d
+// is a bucket boundary of llmprober_dispatch_delay_seconds.
+func CheckDispatchDelay(d time.Duration) error {
+	if slices.Contains(DispatchDelayBoundaries, d.Seconds()) {
+		return nil
+	}
+	allowed := make([]string, len(DispatchDelayBoundaries))
+	for i, b := range DispatchDelayBoundaries {
+		allowed[i] = time.Duration(b * float64(time.Second)).String()
+	}
+	return fmt.Errorf("%v: %w; use one of %s", d, errNotBoundary, strings.Join(allowed, ", "))
+}
+
 // LeMatcher returns a regular expression matching the le label of the
-// bucket boundary v however it is written: "1" or "1.0" (Prometheus 3
-// writes classic le values as floats), "0.5".
+// bucket boundary v however it is written. Both the client library's text
+// format and Prometheus 3 write it as Go's shortest 'g' form ("0.5",
+// "0.0001", "1e-05"); Prometheus 3 adds ".0" to a whole number ("1.0").
 func LeMatcher(v float64) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
+	s := strconv.FormatFloat(v, 'g', -1, 64)
 	re := regexp.QuoteMeta(s)
-	if !strings.Contains(s, ".") {
+	if !strings.ContainsAny(s, ".e") {
 		re += `(\.0)?`
 	}
 	return re
@@ -179,8 +203,11 @@ type groupData struct {
 	Name, Objective, Selector, Period string
 	Windows                           []ruleWindow
 	Page, Ticket                      []alertPair
-	MinRequests                       int
-	Attainment                        string
+	// Omitted describes the pairs left out because they can never fire.
+	Omitted           []string
+	MinRequests       int
+	Attainment        string
+	TicketDescription string
 }
 
 // newGroupData computes the rendered figures of r.
@@ -198,17 +225,55 @@ func newGroupData(r RuleObjective, opts RuleOptions) groupData {
 		g.Windows = append(g.Windows, ruleWindow{Name: n, Range: "[" + n + "]"})
 	}
 	budget := 1 - r.Attainment
+	slowBurn := false
 	for _, a := range BurnAlerts {
 		f := a.Factor(r.Period)
 		p := alertPair{Long: PromDuration(a.Long), Short: PromDuration(a.Short),
 			Factor: formatFloat(f), Threshold: formatFloat(f * budget)}
+		if f*budget >= 1 {
+			g.Omitted = append(g.Omitted, fmt.Sprintf("%s pair %s/%s omitted: its threshold %s x %s = %s is not below 1, which an error ratio cannot exceed",
+				a.Severity, p.Long, p.Short, p.Factor, formatFloat(budget), p.Threshold))
+			continue
+		}
 		if a.Severity == "page" {
 			g.Page = append(g.Page, p)
 		} else {
 			g.Ticket = append(g.Ticket, p)
+			slowBurn = slowBurn || f < 1
 		}
 	}
+	g.TicketDescription = g.ticketDescription(slowBurn)
 	return g
+}
+
+// ticketDescription describes the ticket alert of g. A factor below 1 does
+// not exhaust the budget within the period, so then it states the budget
+// share spent over the long window instead.
+func (g groupData) ticketDescription(slowBurn bool) string {
+	head := fmt.Sprintf("Objective set %q (attainment %s over %s) ", g.Objective, g.Attainment, g.Period)
+	if !slowBurn {
+		return head + "is losing its error budget fast enough to exhaust it before the period ends."
+	}
+	parts := make([]string, len(g.Ticket))
+	for i, p := range g.Ticket {
+		parts[i] = fmt.Sprintf("over %s above %s times the ratio its budget allows", p.Long, p.Factor)
+	}
+	return head + "has an error ratio " + strings.Join(parts, ", or ") +
+		": at that rate each such window spends 10% of the error budget of the period."
+}
+
+// UnreachableAlerts lists, for each objective group, the burn-rate alert
+// pairs that Rules leaves out because factor × (1 − attainment) ≥ 1: an
+// error ratio cannot exceed it. Each entry names the group and the pair.
+func UnreachableAlerts(objectives []RuleObjective) []string {
+	var out []string
+	for _, r := range objectives {
+		g := newGroupData(r, RuleOptions{})
+		for _, o := range g.Omitted {
+			out = append(out, fmt.Sprintf("objective set %q (rule group %s): %s", r.Name, g.Name, o))
+		}
+	}
+	return out
 }
 
 // formatFloat formats v with at most 6 significant decimals, so that
@@ -228,9 +293,16 @@ func mustParse(s string) float64 {
 
 // Rules renders the Prometheus rule file for objectives: one group of
 // recording rules and burn-rate alerts per objective group, and one group
-// of health alerts that say when the numbers cannot be trusted.
+// of health alerts that say when the numbers cannot be trusted. It fails
+// when opts.MaxDispatchDelay is not a bucket boundary or opts.MinRequests
+// is negative.
 func Rules(objectives []RuleObjective, opts RuleOptions) ([]byte, error) {
-	opts = opts.withDefaults()
+	if opts.MinRequests < 0 {
+		return nil, fmt.Errorf("could not render rules: %w", errNegativeMinRequests)
+	}
+	if err := CheckDispatchDelay(opts.MaxDispatchDelay); err != nil {
+		return nil, fmt.Errorf("could not render rules: %w", err)
+	}
 	data := struct {
 		Groups            []groupData
 		MaxDelay, LeMatch string

@@ -28,41 +28,60 @@ groups:
             /
             sum by (target, objective) (rate(llmprober_slo_requests_evaluated_total{[[$g.Selector]]}[[.Range]]))
           )
+        labels:
+          objective: [[quote $g.Objective]]
       - record: llmprober:slo_requests_evaluated:increase[[.Name]]
         expr: sum by (target, objective) (increase(llmprober_slo_requests_evaluated_total{[[$g.Selector]]}[[.Range]]))
+        labels:
+          objective: [[quote $g.Objective]]
 [[- end]]
       - record: llmprober:slo_objective:ratio
         expr: max by (target, objective) (llmprober_slo_objective_ratio{[[$g.Selector]]})
+        labels:
+          objective: [[quote $g.Objective]]
+[[- range .Omitted]]
+      # [[.]]
+[[- end]]
+[[- if .Page]]
       - alert: LLMProberSLOBurnRatePage
         expr: |
 [[- range $i, $p := .Page]]
           [[if $i]]or [[end]](
             llmprober:slo_error_ratio:rate[[$p.Long]]{[[$g.Selector]]} > [[$p.Threshold]]
             and llmprober:slo_error_ratio:rate[[$p.Short]]{[[$g.Selector]]} > [[$p.Threshold]]
+[[- if $g.MinRequests]]
             and llmprober:slo_requests_evaluated:increase[[$p.Short]]{[[$g.Selector]]} >= [[$g.MinRequests]]
+[[- end]]
           )
 [[- end]]
         for: 2m
         labels:
           severity: page
+          objective: [[quote .Objective]]
         annotations:
           summary: 'LLM target {{ $labels.target }} is burning its "[[.Objective]]" error budget fast'
           description: 'Objective set "[[.Objective]]" (attainment [[.Attainment]] over [[.Period]]) is losing its error budget fast enough to exhaust it within days; see llmprober_slo_requests_nonconforming_total by reason.'
+[[- end]]
+[[- if .Ticket]]
       - alert: LLMProberSLOBurnRateTicket
         expr: |
 [[- range $i, $p := .Ticket]]
           [[if $i]]or [[end]](
             llmprober:slo_error_ratio:rate[[$p.Long]]{[[$g.Selector]]} > [[$p.Threshold]]
             and llmprober:slo_error_ratio:rate[[$p.Short]]{[[$g.Selector]]} > [[$p.Threshold]]
+[[- if $g.MinRequests]]
             and llmprober:slo_requests_evaluated:increase[[$p.Short]]{[[$g.Selector]]} >= [[$g.MinRequests]]
+[[- end]]
           )
 [[- end]]
         for: 15m
         labels:
           severity: ticket
+          objective: [[quote .Objective]]
         annotations:
           summary: 'LLM target {{ $labels.target }} is burning its "[[.Objective]]" error budget'
-          description: 'Objective set "[[.Objective]]" (attainment [[.Attainment]] over [[.Period]]) is losing its error budget fast enough to exhaust it before the period ends.'
+          description: '[[.TicketDescription]]'
+[[- end]]
 [[- end]]
   - name: llmprober-health
     rules:

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +104,10 @@ func TestBurnFactors(t *testing.T) {
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestLeMatcherAndDurations(t *testing.T) {
-	for v, want := range map[float64]string{1: `1(\.0)?`, 0.5: `0\.5`, 10: `10(\.0)?`, 0.025: `0\.025`} {
+	// Shortest 'g' form, as the exposition and Prometheus 3 write le: 1e-4 is
+	// still "0.0001", 1e-5 switches to an exponent.
+	for v, want := range map[float64]string{1: `1(\.0)?`, 0.5: `0\.5`, 10: `10(\.0)?`, 0.025: `0\.025`,
+		0.0001: `0\.0001`, 0.00025: `0\.00025`, 1e-5: `1e-05`} {
 		if got := LeMatcher(v); got != want {
 			t.Errorf("LeMatcher(%v) = %s, want %s", v, got, want)
 		}
@@ -136,7 +140,7 @@ func TestRuleObjectives(t *testing.T) {
 const deployDir = "../deploy"
 
 func TestCommittedRulesAreCurrent(t *testing.T) {
-	rules, err := Rules(DefaultRuleObjectives(), RuleOptions{})
+	rules, err := Rules(DefaultRuleObjectives(), DefaultRuleOptions())
 	if err != nil {
 		t.Fatalf("Rules: %v", err)
 	}
@@ -184,5 +188,135 @@ func TestPromtool(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+	// Two objective sets record the same rule names; their static objective
+	// labels keep them apart for the duplicate-rule lint.
+	two, err := Rules([]RuleObjective{
+		{Name: "default", Attainment: 0.99, Period: 30 * day},
+		{Name: "strict", Attainment: 0.999, Period: 7 * day},
+	}, RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second})
+	if err != nil {
+		t.Fatalf("Rules: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "two.yml")
+	if err := os.WriteFile(file, two, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(promtool, "check", "rules", "--lint=duplicate-rules", "--lint-fatal", file).CombinedOutput(); err != nil {
+		t.Errorf("promtool check rules --lint-fatal on two objective sets: %v\n%s", err, out)
+	}
+}
+
+func TestCheckDispatchDelay(t *testing.T) {
+	tests := []struct {
+		name string
+		d    time.Duration
+		ok   bool
+	}{
+		{"smallest boundary", 100 * time.Microsecond, true},
+		{"one second", time.Second, true},
+		{"largest boundary", 10 * time.Second, true},
+		{"between boundaries", 3 * time.Second, false},
+		{"zero", 0, false},
+		{"negative", -time.Second, false},
+		{"above the largest", 20 * time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckDispatchDelay(tt.d)
+			if (err == nil) != tt.ok {
+				t.Fatalf("CheckDispatchDelay(%v) = %v, want ok %v", tt.d, err, tt.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), "100µs, 250µs, 500µs, 1ms") {
+				t.Errorf("error %q does not list the allowed values", err)
+			}
+		})
+	}
+	if _, err := Rules(DefaultRuleObjectives(), RuleOptions{MinRequests: 10, MaxDispatchDelay: 3 * time.Second}); err == nil {
+		t.Error("Rules accepted a dispatch delay between boundaries")
+	}
+}
+
+// TestDispatchDelayBoundariesMatchExposition compares the boundaries with
+// the le values of the exporter's golden exposition, and checks that
+// LeMatcher matches each le as written there.
+func TestDispatchDelayBoundariesMatchExposition(t *testing.T) {
+	data, err := os.ReadFile("../exporter/testdata/golden.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^llmprober_dispatch_delay_seconds_bucket\{target="alpha",le="([^"]+)"\}`)
+	var les []string
+	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+		if m[1] != "+Inf" {
+			les = append(les, m[1])
+		}
+	}
+	if len(les) != len(DispatchDelayBoundaries) {
+		t.Fatalf("exposition has le values %v, want %d boundaries %v", les, len(DispatchDelayBoundaries), DispatchDelayBoundaries)
+	}
+	for i, le := range les {
+		b := DispatchDelayBoundaries[i]
+		if !regexp.MustCompile("^(?:" + LeMatcher(b) + ")$").MatchString(le) {
+			t.Errorf("boundary %v: LeMatcher %s does not match exposed le %q", b, LeMatcher(b), le)
+		}
+	}
+}
+
+func TestUnreachableAlertsAreLeftOut(t *testing.T) {
+	tests := []struct {
+		name       string
+		obj        RuleObjective
+		omitted    int      // pairs left out
+		alerts     []string // alerts the group keeps
+		contains   []string
+		notContain []string
+	}{
+		// 1h/5m: 0.02 × 366d/1h = 175.68, × 0.01 = 1.7568 ≥ 1; 6h/30m: 0.05 × 1464 = 73.2, × 0.01 = 0.732 < 1.
+		{"year at 0.99", RuleObjective{Name: "year", Attainment: 0.99, Period: 366 * day}, 1,
+			[]string{"LLMProberSLOBurnRatePage", "LLMProberSLOBurnRateTicket"},
+			[]string{"# page pair 1h/5m omitted: its threshold 175.68 x 0.01 = 1.7568", `rate6h{objective="year"} > 0.732`},
+			[]string{`rate1h{objective="year"} >`}},
+		// × 0.1: 17.568, 7.32, 0.1 × 366 = 36.6 → 3.66, 36.6/3 = 12.2 → 1.22: every pair ≥ 1.
+		{"year at 0.9", RuleObjective{Name: "year", Attainment: 0.9, Period: 366 * day}, 4, nil,
+			[]string{"# ticket pair 3d/6h omitted"}, []string{"LLMProberSLOBurnRate"}},
+		// 0.1 × 3d/1d = 0.3 and 0.1: below 1, so the ticket cannot exhaust the budget within 3d.
+		{"three days", RuleObjective{Name: "short", Attainment: 0.99, Period: 3 * day}, 0,
+			[]string{"LLMProberSLOBurnRatePage", "LLMProberSLOBurnRateTicket"},
+			[]string{"has an error ratio over 1d above 0.3 times the ratio its budget allows, or over 3d above 0.1 times"},
+			[]string{"before the period ends"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := UnreachableAlerts([]RuleObjective{tt.obj}); len(got) != tt.omitted {
+				t.Errorf("UnreachableAlerts = %q, want %d entries", got, tt.omitted)
+			} else if tt.omitted > 0 && !strings.HasPrefix(got[0], `objective set "year" (rule group llmprober-slo-year): `) {
+				t.Errorf("warning %q does not name the objective set", got[0])
+			}
+			out, err := Rules([]RuleObjective{tt.obj}, RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second})
+			if err != nil {
+				t.Fatalf("Rules: %v", err)
+			}
+			names := parseRules(t, out)
+			var alerts []string
+			for _, n := range names["llmprober-slo-"+tt.obj.Name] {
+				if strings.HasPrefix(n, "LLMProber") {
+					alerts = append(alerts, n)
+				}
+			}
+			if !reflect.DeepEqual(alerts, tt.alerts) {
+				t.Errorf("alerts = %v, want %v", alerts, tt.alerts)
+			}
+			for _, s := range tt.contains {
+				if !bytes.Contains(out, []byte(s)) {
+					t.Errorf("rules lack %s", s)
+				}
+			}
+			for _, s := range tt.notContain {
+				if bytes.Contains(out, []byte(s)) {
+					t.Errorf("rules hold %s", s)
+				}
+			}
+		})
 	}
 }

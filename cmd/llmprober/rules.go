@@ -27,8 +27,8 @@ func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	fs.StringVar(&f.config, "config", "", "configuration file (YAML); default $LLMPROBER_CONFIG")
 	fs.BoolVar(&f.defaults, "default", false, `rules for the objective set "default" (99% over 30d) of every target, without a configuration`)
 	fs.StringVar(&f.format, "format", "prometheus", "prometheus (a rule file) or operator (a PrometheusRule)")
-	fs.IntVar(&f.minRequests, "min-requests", 10, "evaluated requests needed in an alert's short window")
-	fs.DurationVar(&f.maxDispatchDelay, "max-dispatch-delay", time.Second, "dispatch delay p99 that raises LLMProberBehindSchedule (a bucket boundary)")
+	fs.IntVar(&f.minRequests, "min-requests", 10, "evaluated requests needed in an alert's short window; 0 for no minimum")
+	fs.DurationVar(&f.maxDispatchDelay, "max-dispatch-delay", time.Second, "dispatch delay p99 that raises LLMProberBehindSchedule: a bucket boundary of llmprober_dispatch_delay_seconds, 100µs to 10s")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,9 +36,24 @@ func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 		fmt.Fprintf(stderr, "--format must be prometheus or operator\n")
 		return errUsage
 	}
+	if f.minRequests < 0 {
+		fmt.Fprintf(stderr, "--min-requests must not be negative (0 for no minimum)\n")
+		return errUsage
+	}
+	if f.config != "" && f.defaults {
+		fmt.Fprintf(stderr, "--config and --default exclude each other\n")
+		return errUsage
+	}
+	if err := slo.CheckDispatchDelay(f.maxDispatchDelay); err != nil {
+		fmt.Fprintf(stderr, "--max-dispatch-delay %v\n", err)
+		return errUsage
+	}
 	objectives, err := ruleObjectives(f, environ)
 	if err != nil {
 		return err
+	}
+	for _, w := range slo.UnreachableAlerts(objectives) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	out, err := slo.Rules(objectives, slo.RuleOptions{MinRequests: f.minRequests, MaxDispatchDelay: f.maxDispatchDelay})
 	if err != nil {

@@ -37,6 +37,13 @@ func TestRulesCommand(t *testing.T) {
 		{"default objective set", []string{"--default"}, string(committed), nil},
 		{"no objectives", []string{"--config", without}, "", errNoObjectives},
 		{"bad format", []string{"--default", "--format", "json"}, "", errUsage},
+		{"dispatch delay at a boundary", []string{"--default", "--max-dispatch-delay", "250us"}, `le=~"0\\.00025"`, nil},
+		{"dispatch delay between boundaries", []string{"--default", "--max-dispatch-delay", "3s"}, "", errUsage},
+		{"negative minimum", []string{"--default", "--min-requests", "-1"}, "", errUsage},
+		{"no minimum", []string{"--default", "--min-requests", "0"}, "rate5m{objective=\"default\"} > 0.144\n          )", nil},
+		{"config and default", []string{"--default", "--config", withObjectives}, "", errUsage},
+		{"zero dispatch delay", []string{"--default", "--max-dispatch-delay", "0s"}, "", errUsage},
+		{"negative dispatch delay", []string{"--default", "--max-dispatch-delay", "-1s"}, "", errUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
