@@ -42,7 +42,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, envir
 }
 
 // demoConfig probes the simulated endpoint at base with three targets at 2
-// requests per second each.
+// requests per second each, each with an objective set "default" (TTFT
+// ≤ 300 ms and ITL ≤ 40 ms for the streamed ones, latency ≤ 2.5 s for the
+// whole responses; 99% over 30 days).
 func demoConfig(base string) *config.Config {
 	yes, no := true, false
 	target := func(name, api string, stream *bool) config.Target {
@@ -55,11 +57,12 @@ func demoConfig(base string) *config.Config {
 			Schedule:  config.Schedule{Strategy: "constant", Rate: 2, MaxConcurrency: 8},
 		}
 	}
-	return &config.Config{Targets: []config.Target{
-		target("sim-chat", "chat", &yes),
-		target("sim-completions", "completions", &yes),
-		target("sim-chat-unary", "chat", &no),
-	}}
+	d := func(v time.Duration) *time.Duration { return &v }
+	streamed := []config.Objective{{Name: "default", TTFT: d(300 * time.Millisecond), ITL: d(40 * time.Millisecond)}}
+	whole := []config.Objective{{Name: "default", Latency: d(2500 * time.Millisecond)}}
+	chat, completions, unary := target("sim-chat", "chat", &yes), target("sim-completions", "completions", &yes), target("sim-chat-unary", "chat", &no)
+	chat.Objectives, completions.Objectives, unary.Objectives = streamed, streamed, whole
+	return &config.Config{Targets: []config.Target{chat, completions, unary}}
 }
 
 func firstNonEmpty(vs ...string) string {
