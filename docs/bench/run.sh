@@ -15,6 +15,8 @@
 #   MAX_LOAD   if set, wait (at most 10 min) before each run until the 1-minute
 #              load average is below it
 #   ITL, TTFT  the sim's inter-token latency and time to first token (default 0s)
+#   PIN        if 1, pin the sim to CPU 1 and the measured tool to CPU 0 (taskset),
+#              so that neither takes the other's core
 #   PORT       the sim's loopback port               (default 18591)
 #   OUT        where binaries, results and the table go (default: a new temp dir)
 #   BENCH_CACHE where vegeta is installed            (default ~/.cache/llmprober-bench)
@@ -25,6 +27,7 @@ RUNS=${RUNS:-"llmprober-non-streamed vegeta llmprober-streamed"}
 DURATION=${DURATION:-10s}
 PAUSE=${PAUSE:-5}
 MAX_LOAD=${MAX_LOAD:-}
+PIN=${PIN:-0}
 ITL=${ITL:-0s}
 TTFT=${TTFT:-0s}
 PORT=${PORT:-18591}
@@ -56,8 +59,15 @@ install_tools() {
 }
 
 SIM_PID=
+SIM_CPU=()
+TOOL_CPU=()
+if [[ $PIN == 1 ]]; then
+	SIM_CPU=(taskset -c 1)
+	TOOL_CPU=(taskset -c 0)
+fi
+
 start_sim() {
-	"$OUT/llmprober" sim --listen-address "127.0.0.1:$PORT" --ttft "$TTFT" --itl "$ITL" \
+	"${SIM_CPU[@]}" "$OUT/llmprober" sim --listen-address "127.0.0.1:$PORT" --ttft "$TTFT" --itl "$ITL" \
 		--output-tokens "$OUTPUT_TOKENS" >"$OUT/sim.log" 2>&1 &
 	SIM_PID=$!
 	for _ in $(seq 100); do
@@ -85,6 +95,11 @@ sim_cpu() {
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
+# busy_cpu prints the CPU seconds all processes of the machine have used so far.
+busy_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat
+}
+
 wait_for_quiet() {
 	sleep "$PAUSE"
 	[[ -z $MAX_LOAD ]] && return
@@ -107,17 +122,21 @@ write_vegeta_inputs() {
 }
 
 # measure NAME CMD...: runs CMD under /usr/bin/time, bounded, and records the
-# load before, the sim's CPU during the run, and the tool's CPU and peak RSS.
+# load before, the sim's and the whole machine's CPU during the run, and the
+# tool's CPU and peak RSS.
 measure() {
-	local name=$1 before after
+	local name=$1 sim0 sim1 busy0 busy1
 	shift
 	wait_for_quiet
-	echo "$(load1)" >"$OUT/$name.load"
-	before=$(sim_cpu)
+	load1 >"$OUT/$name.load"
+	sim0=$(sim_cpu)
+	busy0=$(busy_cpu)
 	log "$name (load $(load1))"
-	timeout $((seconds + 60)) /usr/bin/time -f '%U %S %M' -o "$OUT/$name.time" "$@"
-	after=$(sim_cpu)
-	awk -v a="$after" -v b="$before" 'BEGIN { printf "%.3f\n", a - b }' >"$OUT/$name.simcpu"
+	timeout $((seconds + 60)) /usr/bin/time -f '%U %S %M' -o "$OUT/$name.time" "${TOOL_CPU[@]}" "$@"
+	sim1=$(sim_cpu)
+	busy1=$(busy_cpu)
+	awk -v a="$sim1" -v b="$sim0" 'BEGIN { printf "%.3f\n", a - b }' >"$OUT/$name.simcpu"
+	awk -v a="$busy1" -v b="$busy0" 'BEGIN { printf "%.3f\n", a - b }' >"$OUT/$name.busy"
 }
 
 run_llmprober() {
@@ -151,15 +170,17 @@ row() {
 			.requests - (.status_codes."200" // 0), 0, 0] | @tsv' "$OUT/$name.json")
 	fi
 	awk -v tool="$tool" -v mode="$mode" -v rate="$rate" -v secs="$seconds" -v user="$user" -v sys="$sys" \
-		-v rss="$rss_kib" -v simcpu="$(cat "$OUT/$name.simcpu")" -v load="$(cat "$OUT/$name.load")" \
+		-v rss="$rss_kib" -v simcpu="$(cat "$OUT/$name.simcpu")" -v busy="$(cat "$OUT/$name.busy")" \
+		-v load="$(cat "$OUT/$name.load")" \
 		-v f="$fields" 'BEGIN {
 		split(f, v, "\t")
 		sent = v[1]; cpu = user + sys; achieved = sent / secs
 		delay = v[2] < 0 ? "—" : sprintf("%.3f / %.3f / %.3f", 1000 * v[2], 1000 * v[3], 1000 * v[4])
 		errs = tool == "vegeta" ? sprintf("%d errored", v[7]) : sprintf("%d errored, %d dropped, %d cut", v[7], v[8], v[9])
-		printf "| %s | %s | %d | %.1f | %+.3f | %s | %.2f / %.2f | %.2f | %.3f | %.0f | %.0f | %s | %s |\n",
+		others = busy - cpu - simcpu
+		printf "| %s | %s | %d | %.1f | %+.3f | %s | %.2f / %.2f | %.2f | %.3f | %.0f | %.0f | %.0f | %s | %s |\n",
 			tool, mode, rate, achieved, 100 * (achieved - rate) / rate, delay, 1000 * v[5], 1000 * v[6],
-			cpu, 1000 * cpu / sent, rss / 1024, 100 * simcpu / secs, errs, load
+			cpu, 1000 * cpu / sent, rss / 1024, 100 * simcpu / secs, 100 * (others > 0 ? others : 0) / secs, errs, load
 	}'
 }
 
@@ -168,6 +189,8 @@ machine() {
 	echo "- memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- $(go version); vegeta $VEGETA_VERSION"
 	echo "- sim: TTFT $TTFT, ITL $ITL, $OUTPUT_TOKENS output tokens; each run ${DURATION}"
+	[[ $PIN == 1 ]] && echo "- pinned: the sim on CPU 1, the measured tool on CPU 0"
+	true
 	echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
@@ -195,8 +218,8 @@ main() {
 	{
 		machine
 		echo
-		echo "| tool | mode | requested req/s | achieved req/s | rate error % | dispatch delay p50 / p99 / max ms | latency p50 / p99 ms | CPU s | CPU s per 1000 req | peak RSS MiB | sim CPU % | errors | load before |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| tool | mode | requested req/s | achieved req/s | rate error % | dispatch delay p50 / p99 / max ms | latency p50 / p99 ms | CPU s | CPU s per 1000 req | peak RSS MiB | sim CPU % | others' CPU % | errors | load before |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${rows[@]}"
 	} | tee "$OUT/results.md"
 	log "results in $OUT"
