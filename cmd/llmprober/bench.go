@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // Bounds of a benchmark run, so that the records kept in memory stay small.
@@ -147,7 +148,7 @@ func runBench(ctx context.Context, t config.Target, f benchFlags, stderr io.Writ
 		return benchRun{}, err
 	}
 	defer func() { _ = obs.Close() }()
-	clk := newPreciseClock()
+	clk := clock.Precise()
 	logger := newLogger(stderr, "warn")
 	logs := newLogObserver(logger, clk.Now)
 	col := newBenchCollector(int(f.rate*f.duration.Seconds()) + 1)

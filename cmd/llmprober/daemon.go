@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/slo"
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
@@ -49,7 +50,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
-	clk := newPreciseClock()
+	clk := clock.Precise()
 	logs := newLogObserver(logger, clk.Now)
 	stores, err := newWindowStores(cfg, clk)
 	if err != nil {

@@ -1,10 +1,8 @@
-package main
+package clock
 
 import (
 	"sync/atomic"
 	"time"
-
-	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // preciseTail is how long before its time a precise timer stops relying on
@@ -18,10 +16,11 @@ const preciseTail = 2 * time.Millisecond
 // microseconds of their time: what keeps dispatch delay small at every rate.
 // A timer costs what a time.Timer costs until its last preciseTail, then one
 // goroutine blocked in a system call; a stopped timer costs nothing more.
-type preciseClock struct{ clock.Clock }
+type preciseClock struct{ Clock }
 
-// newPreciseClock returns the real clock with precise timers.
-func newPreciseClock() clock.Clock { return preciseClock{clock.Real()} }
+// Precise returns the process's real clock with precise timers: a runtime
+// timer until preciseTail before the deadline, then a blocking nanosleep.
+func Precise() Clock { return preciseClock{Real()} }
 
 // Timer states.
 const (
@@ -38,8 +37,8 @@ type preciseTimer struct {
 	rt    *time.Timer
 }
 
-// NewTimer implements clock.Clock: the timer fires d after now.
-func (preciseClock) NewTimer(d time.Duration) clock.Timer {
+// NewTimer implements Clock: the timer fires d after now.
+func (preciseClock) NewTimer(d time.Duration) Timer {
 	t := &preciseTimer{at: time.Now().Add(d), c: make(chan time.Time, 1)}
 	t.rt = time.AfterFunc(d-preciseTail, t.tail)
 	return t
@@ -53,10 +52,10 @@ func (t *preciseTimer) tail() {
 	}
 }
 
-// C implements clock.Timer.
+// C implements Timer.
 func (t *preciseTimer) C() <-chan time.Time { return t.c }
 
-// Stop implements clock.Timer: it reports whether the timer was pending.
+// Stop implements Timer: it reports whether the timer was pending.
 func (t *preciseTimer) Stop() bool {
 	if !t.state.CompareAndSwap(timerPending, timerStopped) {
 		return false

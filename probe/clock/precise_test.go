@@ -1,15 +1,13 @@
-package main
+package clock
 
 import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/llmprober/llmprober/probe/clock"
 )
 
 func TestPreciseTimerFiresNotBeforeItsTime(t *testing.T) {
-	clk := newPreciseClock()
+	clk := Precise()
 	tests := []struct {
 		name string
 		d    time.Duration
@@ -35,7 +33,7 @@ func TestPreciseTimerFiresNotBeforeItsTime(t *testing.T) {
 }
 
 func TestPreciseTimerStop(t *testing.T) {
-	timer := newPreciseClock().NewTimer(time.Hour).(*preciseTimer)
+	timer := Precise().NewTimer(time.Hour).(*preciseTimer)
 	if !timer.Stop() {
 		t.Fatal("Stop of a pending timer reported it was not pending")
 	}
@@ -61,8 +59,8 @@ func TestPreciseTimerStop(t *testing.T) {
 func BenchmarkTimerLateness(b *testing.B) {
 	for _, bc := range []struct {
 		name string
-		clk  clock.Clock
-	}{{"runtime", clock.Real()}, {"precise", newPreciseClock()}} {
+		clk  Clock
+	}{{"runtime", Real()}, {"precise", Precise()}} {
 		b.Run(bc.name, func(b *testing.B) {
 			late := make([]time.Duration, 0, b.N)
 			start := time.Now()
