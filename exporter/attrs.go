@@ -113,9 +113,13 @@ func newTargetAttrs(t Target) *targetAttrs {
 }
 
 // genAIAttributes returns the GenAI attributes common to every sample of t;
-// server.address and server.port only when known.
+// server.address and server.port only when known. Besides the convention's
+// attributes each sample carries target, so two targets probing one server
+// and model keep separate series and dashboards select them like the
+// llmprober.* metrics.
 func genAIAttributes(t Target) []attribute.KeyValue {
 	kv := []attribute.KeyValue{
+		attribute.String(labelTarget, t.Name),
 		semconv.GenAIOperationNameKey.String(operationName(t.API)),
 		semconv.GenAIProviderNameKey.String(t.Provider),
 		semconv.GenAIRequestModelKey.String(t.Model),
