@@ -42,7 +42,13 @@ type Target struct {
 	BaseURL string `yaml:"base_url"`
 	// Model is the model name sent in each request. Required.
 	Model string `yaml:"model"`
-	// API is "chat" (/chat/completions) or "completions" (/completions). Default chat.
+	// Backend is how requests are sent: "openai_http" (chat and completions
+	// over HTTP, the default) or "openai_websocket" (realtime streaming
+	// transcription over a WebSocket; see Realtime).
+	Backend string `yaml:"backend"`
+	// API is "chat" (/chat/completions) or "completions" (/completions).
+	// Default chat; with backend openai_websocket it is "realtime" and
+	// cannot be set.
 	API string `yaml:"api"`
 	// Stream requests a streamed (SSE) response. Default true.
 	Stream *bool `yaml:"stream"`
@@ -66,6 +72,9 @@ type Target struct {
 	Workload Workload `yaml:"workload"`
 	// Schedule says when requests are sent.
 	Schedule Schedule `yaml:"schedule"`
+	// Realtime configures backend openai_websocket; nil (and not allowed)
+	// with openai_http.
+	Realtime *Realtime `yaml:"realtime"`
 	// Objectives are the target's SLO objective sets, at most
 	// LimitObjectives; none by default.
 	Objectives []Objective `yaml:"objectives"`

@@ -83,6 +83,7 @@ func targetPath(i int) string {
 
 // applyDefaults fills the target's unset settings; path locates it for set.
 func (t *Target) applyDefaults(path string, set func(string) bool) {
+	t.applyBackendDefaults(path, set)
 	if t.API == "" {
 		t.API = APIChat
 	}
@@ -100,7 +101,7 @@ func (t *Target) applyDefaults(path string, set func(string) bool) {
 	t.Readiness.applyDefaults(path+".readiness", set)
 	t.Workload.applyDefaults(t.API, path+".workload", set)
 	t.Schedule.applyDefaults(path+".schedule", set)
-	t.applyObjectiveDefaults()
+	t.applyObjectiveDefaults(path, set)
 }
 
 // applyDefaults fills the readiness gate's unset settings.

@@ -102,6 +102,30 @@ type EnvTarget struct {
 	TLSCAFile string `env:"LLMPROBER_TLS_CA_FILE" config:"tls.ca_file"`
 	// TLSInsecureSkipVerify is TLS.InsecureSkipVerify.
 	TLSInsecureSkipVerify bool `env:"LLMPROBER_TLS_INSECURE_SKIP_VERIFY" config:"tls.insecure_skip_verify"`
+	EnvObjective
+}
+
+// EnvObjective is the single objective set of the environment's target;
+// setting any of its variables defines it.
+type EnvObjective struct {
+	// SLOName is Objective.Name; default "default".
+	SLOName string `env:"LLMPROBER_SLO_NAME" config:"objectives[0].name"`
+	// SLOTTFT is Objective.TTFT, a Go duration.
+	SLOTTFT time.Duration `env:"LLMPROBER_SLO_TTFT" config:"objectives[0].ttft"`
+	// SLOTTFOT is Objective.TTFOT, a Go duration.
+	SLOTTFOT time.Duration `env:"LLMPROBER_SLO_TTFOT" config:"objectives[0].ttfot"`
+	// SLOITL is Objective.ITL, a Go duration.
+	SLOITL time.Duration `env:"LLMPROBER_SLO_ITL" config:"objectives[0].itl"`
+	// SLOTPOT is Objective.TPOT, a Go duration.
+	SLOTPOT time.Duration `env:"LLMPROBER_SLO_TPOT" config:"objectives[0].tpot"`
+	// SLOLatency is Objective.Latency, a Go duration.
+	SLOLatency time.Duration `env:"LLMPROBER_SLO_LATENCY" config:"objectives[0].latency"`
+	// SLOScheduledLatency is Objective.ScheduledLatency, a Go duration.
+	SLOScheduledLatency time.Duration `env:"LLMPROBER_SLO_SCHEDULED_LATENCY" config:"objectives[0].scheduled_latency"`
+	// SLOAttainment is Objective.Attainment, a ratio in (0, 1).
+	SLOAttainment float64 `env:"LLMPROBER_SLO_ATTAINMENT" config:"objectives[0].attainment"`
+	// SLOPeriod is Objective.Period, such as "30d".
+	SLOPeriod Period `env:"LLMPROBER_SLO_PERIOD" config:"objectives[0].period"`
 }
 
 // FromEnv reads the LLMPROBER_* variables from environ (name → value); a nil
@@ -148,16 +172,31 @@ func (e Env) withTargetProblems(parseErrs Errors) Errors {
 	return c.problems(parseErrs, true)
 }
 
-// envVars maps the field names of struct type t to their variables.
+// envVars maps the field names of struct type t, and of the structs it
+// embeds, to their variables.
 func envVars(t reflect.Type) map[string]string {
 	vars := map[string]string{}
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for _, f := range envFields(t) {
 		if name, _, _ := strings.Cut(f.Tag.Get("env"), ","); name != "" && name != "-" {
 			vars[f.Name] = name
 		}
 	}
 	return vars
+}
+
+// envFields lists the fields of struct type t with those of its embedded
+// structs in their place.
+func envFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, envFields(f.Type)...)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // envErrors turns the environment parser's error into Errors naming each
@@ -195,6 +234,8 @@ func parseErrorMsg(pe env.ParseError) string {
 		want = "an integer"
 	case pe.Type.Kind() == reflect.Float64:
 		want = "a number"
+	case pe.Type == reflect.TypeFor[Period]():
+		return fmt.Sprintf("%v", pe.Err)
 	}
 	var ne *strconv.NumError
 	if errors.As(pe.Err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {

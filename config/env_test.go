@@ -111,7 +111,7 @@ func TestResolveEnvOnly(t *testing.T) {
 		ListenAddress: "127.0.0.1:9477",
 		LogLevel:      "info",
 		Targets: []Target{{
-			Name: "default", BaseURL: "http://127.0.0.1:8000/v1", Model: "m", API: "chat",
+			Name: "default", BaseURL: "http://127.0.0.1:8000/v1", Model: "m", Backend: BackendHTTP, API: "chat",
 			Stream: ptr(false), Provider: "openai", Timeout: time.Minute,
 			// LLMPROBER_API_KEY is set and no other key source is: it is used by name.
 			Auth:      Auth{APIKeyEnv: "LLMPROBER_API_KEY", Header: "Authorization"},
@@ -343,5 +343,80 @@ func TestFromEnvProcess(t *testing.T) {
 	}
 	if e.Target.URL != "http://127.0.0.1:9/v1" || e.Target.Rate != 2 {
 		t.Errorf("FromEnv(nil) = %+v, want the process environment", e.Target)
+	}
+}
+
+func TestResolveEnvObjective(t *testing.T) {
+	e, err := FromEnv(map[string]string{
+		"LLMPROBER_TARGET_URL":   "http://127.0.0.1:8000/v1",
+		"LLMPROBER_MODEL":        "m",
+		"LLMPROBER_SLO_TTFT":     "300ms",
+		"LLMPROBER_SLO_ITL":      "40ms",
+		"LLMPROBER_SLO_PERIOD":   "28d",
+		"LLMPROBER_SLO_LATENCY":  "",
+		"LLMPROBER_SLO_NAME":     "",
+		"LLMPROBER_SLO_TTFOT":    "",
+		"LLMPROBER_SLO_TPOT":     "",
+		"LLMPROBER_SLO_SCHEDULE": "ignored: not a variable",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(e, Overrides{})
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	// Unset thresholds stay unset; name, attainment and period default.
+	want := []Objective{{Name: "default", TTFT: ptr(300 * time.Millisecond), ITL: ptr(40 * time.Millisecond),
+		Attainment: ptr(0.99), Period: Period(28 * 24 * time.Hour)}}
+	if got := c.Targets[0].Objectives; !reflect.DeepEqual(got, want) {
+		t.Errorf("objectives = %+v, want %+v", got, want)
+	}
+}
+
+func TestResolveEnvWithoutObjective(t *testing.T) {
+	e, err := FromEnv(map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Resolve(e, Overrides{})
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	if got := c.Targets[0].Objectives; got != nil {
+		t.Errorf("objectives = %+v, want none", got)
+	}
+}
+
+func TestResolveEnvObjectiveErrorsNameVariables(t *testing.T) {
+	base := map[string]string{"LLMPROBER_TARGET_URL": "http://127.0.0.1:8000/v1", "LLMPROBER_MODEL": "m"}
+	tests := []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"bad period", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_PERIOD": "30x"},
+			`LLMPROBER_SLO_PERIOD: invalid period: use days or weeks, such as "30d" or "4w", or a duration such as "720h"`},
+		{"zero period", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_PERIOD": "0d"},
+			"LLMPROBER_SLO_PERIOD: must be between 3d and 366d (the longest alert window is 3d)"},
+		{"attainment out of range", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_ATTAINMENT": "1.5"},
+			"LLMPROBER_SLO_ATTAINMENT: must be between 0 and 1 (exclusive), such as 0.99"},
+		{"no threshold", map[string]string{"LLMPROBER_SLO_NAME": "gold"},
+			"LLMPROBER_SLO_*: must set at least one threshold (ttft, ttfot, itl, tpot, latency or scheduled_latency)"},
+		{"inapplicable to a non-streamed target", map[string]string{"LLMPROBER_STREAM": "false", "LLMPROBER_SLO_ITL": "50ms"},
+			"LLMPROBER_SLO_ITL: needs a streaming target (stream: true)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			environ := maps.Clone(base)
+			maps.Copy(environ, tt.vars)
+			e, err := FromEnv(environ)
+			if err == nil {
+				_, err = Resolve(e, Overrides{})
+			}
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

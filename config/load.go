@@ -45,6 +45,7 @@ func load(path string) (*Config, Errors, error) {
 	c, found := decode(data, path)
 	if c != nil {
 		c.resolveTraceFiles(filepath.Dir(path))
+		c.resolveAudioFiles(filepath.Dir(path))
 	}
 	return c, found, nil
 }

@@ -34,6 +34,7 @@ func TestLoadFull(t *testing.T) {
 				Name:     "vllm-llama",
 				BaseURL:  "https://vllm.internal:8443/v1",
 				Model:    "meta-llama/Llama-3.1-8B-Instruct",
+				Backend:  BackendHTTP,
 				API:      APICompletions,
 				Stream:   ptr(false),
 				Provider: "vllm",
@@ -63,6 +64,7 @@ func TestLoadFull(t *testing.T) {
 				Name:      "local",
 				BaseURL:   "http://127.0.0.1:8000/v1",
 				Model:     "qwen2.5-0.5b",
+				Backend:   BackendHTTP,
 				API:       "chat",
 				Stream:    ptr(true),
 				Provider:  "openai",
@@ -79,6 +81,7 @@ func TestLoadFull(t *testing.T) {
 			},
 			fullChatTurns,
 			fullReplay,
+			fullRealtime,
 		},
 		Windows:    []time.Duration{30 * time.Second, 5 * time.Minute, time.Hour},
 		Confidence: ptr(0.99), Warmup: 30 * time.Second, WindowSampleCap: 200000,
@@ -282,6 +285,20 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-warmup.yml", []string{`invalid-warmup.yml:1: warmup: must be >= 0`}},
 		{"invalid-window-sample-cap.yml", []string{`invalid-window-sample-cap.yml:1: window_sample_cap: must be between 720 and 10000000 records`}},
 		{"invalid-many-problems.yml", manyProblems},
+		{"invalid-backend.yml", []string{
+			`invalid-backend.yml:5: targets[0].backend: unknown backend "grpc" (supported: openai_http, openai_websocket)`,
+			`invalid-backend.yml:9: targets[1].realtime: only used by backend openai_websocket`,
+		}},
+		{"invalid-realtime.yml", []string{
+			`invalid-realtime.yml:6: targets[0].api: not used by backend openai_websocket (it sends audio and reads a transcript)`,
+			`invalid-realtime.yml:7: targets[0].stream: backend openai_websocket always streams`,
+			`invalid-realtime.yml:9: targets[0].workload.conversation: not supported by backend openai_websocket`,
+			`invalid-realtime.yml:11: targets[0].realtime.path: must be an absolute URL path such as "/v1/realtime", without query string or fragment`,
+			`invalid-realtime.yml:13: targets[0].realtime.audio_duration: audio_file and audio_duration are mutually exclusive`,
+			`invalid-realtime.yml:14: targets[0].realtime.chunk_duration: must be between 10ms and 10s`,
+			`invalid-realtime.yml:15: targets[0].realtime.pacing: unknown pacing "slow" (supported: realtime, fast)`,
+			`invalid-realtime.yml:21: targets[1].realtime.audio_duration: must be > 0 and at most 10m0s`,
+		}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

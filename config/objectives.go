@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -109,21 +110,22 @@ func objectiveNullRejected(path string) (msg string, rejected bool) {
 	return "", false
 }
 
-// applyDefaults fills the objective set's unset settings.
-func (o *Objective) applyDefaults() {
+// applyDefaults fills the objective set's unset settings; a period set to
+// zero stays zero, for validation to reject.
+func (o *Objective) applyDefaults(path string, set func(string) bool) {
 	if o.Attainment == nil {
 		v := DefaultAttainment
 		o.Attainment = &v
 	}
-	if o.Period == 0 {
+	if o.Period == 0 && !set(path+".period") {
 		o.Period = DefaultPeriod
 	}
 }
 
 // applyObjectiveDefaults fills the unset settings of every objective set.
-func (t *Target) applyObjectiveDefaults() {
+func (t *Target) applyObjectiveDefaults(path string, set func(string) bool) {
 	for i := range t.Objectives {
-		t.Objectives[i].applyDefaults()
+		t.Objectives[i].applyDefaults(fmt.Sprintf("%s.objectives[%d]", path, i), set)
 	}
 }
 
@@ -229,6 +231,16 @@ func ParsePeriod(s string) (Period, error) {
 		return 0, errors.New(`invalid period: use days or weeks, such as "30d" or "4w", or a duration such as "720h"`)
 	}
 	return Period(d), nil
+}
+
+// UnmarshalText decodes a period string, as in an environment variable.
+func (p *Period) UnmarshalText(b []byte) error {
+	v, err := ParsePeriod(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
 }
 
 // UnmarshalYAML decodes a period string.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Overrides are the settings given on the command line; an empty field was
@@ -84,9 +85,7 @@ func (e Env) config() *Config {
 	src.env = true
 	const path = "targets[0]"
 	vars := envVars(reflect.TypeFor[EnvTarget]())
-	t := reflect.TypeFor[EnvTarget]()
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for _, f := range envFields(reflect.TypeFor[EnvTarget]()) {
 		p := joinPath(path, f.Tag.Get("config"))
 		src.labels[p] = vars[f.Name]
 		src.set[p] = slices.Contains(e.TargetVars, vars[f.Name])
@@ -130,5 +129,41 @@ func (e Env) config() *Config {
 		target.Auth.APIKeyEnv = APIKeyVar
 		src.labels[path+".auth.api_key_env"] = APIKeyVar
 	}
+	target.Objectives = et.objectives(src, path+".objectives[0]")
 	return &Config{Targets: []Target{target}, src: src}
+}
+
+// objectives returns the objective set its variables define, none when
+// none is set; the name defaults to "default". Only the thresholds whose
+// variables are set are configured.
+func (o EnvObjective) objectives(src *source, path string) []Objective {
+	set := func(key string) bool { return src.set[path+"."+key] }
+	dur := func(key string, d time.Duration) *time.Duration {
+		if !set(key) {
+			return nil
+		}
+		return &d
+	}
+	obj := Objective{
+		Name: o.SLOName, Period: o.SLOPeriod,
+		TTFT: dur("ttft", o.SLOTTFT), TTFOT: dur("ttfot", o.SLOTTFOT), ITL: dur("itl", o.SLOITL),
+		TPOT: dur("tpot", o.SLOTPOT), Latency: dur("latency", o.SLOLatency),
+		ScheduledLatency: dur("scheduled_latency", o.SLOScheduledLatency),
+	}
+	if set("attainment") {
+		obj.Attainment = &o.SLOAttainment
+	}
+	defined := set("name") || set("attainment") || set("period")
+	for _, q := range Quantities {
+		defined = defined || set(q)
+	}
+	if !defined {
+		return nil
+	}
+	if obj.Name == "" {
+		obj.Name = "default"
+		src.labels[path+".name"] = "LLMPROBER_SLO_NAME"
+	}
+	src.labels[path] = "LLMPROBER_SLO_*"
+	return []Objective{obj}
 }

@@ -173,7 +173,7 @@ func TestResolveEnvStrategy(t *testing.T) {
 // streams, and a trace replay (rate, prompt and output sizes unused).
 var (
 	fullChatTurns = Target{
-		Name: "chat-turns", BaseURL: "http://127.0.0.1:8000/v1", Model: "qwen2.5-0.5b", API: "chat",
+		Name: "chat-turns", BaseURL: "http://127.0.0.1:8000/v1", Model: "qwen2.5-0.5b", Backend: BackendHTTP, API: "chat",
 		Stream: ptr(true), Provider: "openai", Timeout: time.Minute, Auth: Auth{Header: "Authorization"},
 		Readiness: Readiness{Path: "models", Timeout: 5 * time.Second, Interval: 2 * time.Second, StartupTimeout: 10 * time.Minute},
 		Workload: Workload{
@@ -186,7 +186,7 @@ var (
 		Schedule: Schedule{Strategy: "concurrent", Streams: 4, Rampup: 10 * time.Second, ErrorBackoff: 5 * time.Second, MaxConcurrency: 4, MaxQueue: ptr(4)},
 	}
 	fullReplay = Target{
-		Name: "replay", BaseURL: "http://127.0.0.1:8000/v1", Model: "qwen2.5-0.5b", API: "chat",
+		Name: "replay", BaseURL: "http://127.0.0.1:8000/v1", Model: "qwen2.5-0.5b", Backend: BackendHTTP, API: "chat",
 		Stream: ptr(true), Provider: "openai", Timeout: time.Minute, Auth: Auth{Header: "Authorization"},
 		Readiness: Readiness{Path: "models", Timeout: 5 * time.Second, Interval: 2 * time.Second, StartupTimeout: 10 * time.Minute},
 		Workload: Workload{

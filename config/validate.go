@@ -95,9 +95,10 @@ func (t *Target) validate(col *collector, path string) {
 	if t.Model == "" {
 		col.add(path+".model", "required")
 	}
-	if t.API != APIChat && t.API != APICompletions {
+	if t.API != APIChat && t.API != APICompletions && t.Backend != BackendWebSocket {
 		col.add(path+".api", "unknown api %q (supported: %s, %s)", t.API, APIChat, APICompletions)
 	}
+	t.validateBackend(col, path)
 	if t.Timeout <= 0 {
 		col.add(path+".timeout", "must be > 0")
 	}

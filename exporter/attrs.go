@@ -66,10 +66,19 @@ func opt(kv ...attribute.KeyValue) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(slices.Clone(kv)...))
 }
 
-// operationName maps an API kind to gen_ai.operation.name.
+// apiRealtime is the API kind of realtime WebSocket targets (streaming
+// transcription).
+const apiRealtime = "realtime"
+
+// operationName maps an API kind to gen_ai.operation.name. The conventions
+// have no transcription operation; a realtime target sends audio and gets
+// text back, the multimodal generate_content.
 func operationName(api string) string {
-	if api == "completions" {
+	switch api {
+	case "completions":
 		return string(genaiconv.OperationNameTextCompletion)
+	case apiRealtime:
+		return string(genaiconv.OperationNameGenerateContent)
 	}
 	return string(genaiconv.OperationNameChat)
 }

@@ -34,6 +34,12 @@ const (
 	InstrumentDispatchDelay = "llmprober.dispatch_delay"
 	// InstrumentScheduledLatency is the scheduled latency histogram (s).
 	InstrumentScheduledLatency = "llmprober.scheduled_latency"
+	// InstrumentTimeToLastRoundTrip is the time-to-last-round-trip histogram
+	// of WebSocket requests (s).
+	InstrumentTimeToLastRoundTrip = "llmprober.time_to_last_round_trip"
+	// InstrumentAverageRTT is the average round-trip time histogram of
+	// WebSocket requests (s).
+	InstrumentAverageRTT = "llmprober.average_round_trip_time"
 	// InstrumentHTTPPhaseDuration is the HTTP connection phase histogram (s).
 	InstrumentHTTPPhaseDuration = "llmprober.http.phase_duration"
 	// InstrumentRequests counts finished requests by outcome and error type.
@@ -96,6 +102,8 @@ var histogramSpecs = []spec{
 	{InstrumentTPOT, "s", "Time per output token per request: (last token - request start) / output tokens, for successful requests with at least 1 output token.", perTokenBounds},
 	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds},
 	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds},
+	{InstrumentTimeToLastRoundTrip, "s", "Time to last round trip: last received token minus last sent audio packet, for successful realtime WebSocket requests.", latencyBounds},
+	{InstrumentAverageRTT, "s", "Average round-trip time: mean of the received token times minus mean of the sent audio packet times, for successful realtime WebSocket requests.", latencyBounds},
 	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds},
 	{InstrumentTurnPredecessorDelay, "s", "Turn predecessor delay: the part of the dispatch delay spent waiting for the previous turn of the conversation, still running after the targeted start; 0 without one. Requests with an arrival schedule.", dispatchBounds},
 	{InstrumentTurnSchedulingDelay, "s", "Turn scheduling delay: dispatch delay minus turn predecessor delay (think time past the target, queueing). Requests with an arrival schedule.", dispatchBounds},
@@ -153,6 +161,7 @@ type instruments struct {
 	tokenUsage                      metric.Int64Histogram
 	ttft, ttfot, itl, tpot          metric.Float64Histogram
 	dispatchDelay, scheduledLatency metric.Float64Histogram
+	lastRoundTrip, averageRTT       metric.Float64Histogram
 	phase                           metric.Float64Histogram
 	turns                           turnInstruments
 	requests, scheduled, dropped    metric.Int64Counter
@@ -221,6 +230,8 @@ func newInstruments(meter metric.Meter, extra map[string][]float64) (*instrument
 		tpot:             b.floatHistogram(InstrumentTPOT),
 		dispatchDelay:    b.floatHistogram(InstrumentDispatchDelay),
 		scheduledLatency: b.floatHistogram(InstrumentScheduledLatency),
+		lastRoundTrip:    b.floatHistogram(InstrumentTimeToLastRoundTrip),
+		averageRTT:       b.floatHistogram(InstrumentAverageRTT),
 		phase:            b.floatHistogram(InstrumentHTTPPhaseDuration),
 		turns:            b.turnInstruments(),
 		requests:         b.counter(specRequests),

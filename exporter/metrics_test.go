@@ -46,8 +46,10 @@ func exposition(t *testing.T, mfs []*dto.MetricFamily) []byte {
 }
 
 func TestGoldenExposition(t *testing.T) {
-	m, o := newTestMetrics(t, alpha, beta)
+	m, o := newTestMetrics(t, alpha, beta, gamma)
 	feedFixtures(o)
+	o.Started("gamma")
+	o.Finished(gammaOK())
 	got := exposition(t, ownFamilies(gather(t, m)))
 	path := filepath.Join("testdata", "golden.prom")
 	if *update {

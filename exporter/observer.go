@@ -19,7 +19,8 @@ type Target struct {
 	Name string
 	// Model is the requested model: gen_ai.request.model and the model label.
 	Model string
-	// API is "chat" (gen_ai.operation.name chat) or "completions" (text_completion).
+	// API is "chat" (gen_ai.operation.name chat), "completions"
+	// (text_completion) or "realtime" (generate_content: audio in, text out).
 	API string
 	// Stream reports whether responses are requested as streams.
 	Stream bool
@@ -101,8 +102,8 @@ func validateTarget(t Target, seen map[string]*targetState) error {
 		return errors.New("target name is empty")
 	case seen[t.Name] != nil:
 		return fmt.Errorf("target %q: duplicate name", t.Name)
-	case t.API != "chat" && t.API != "completions":
-		return fmt.Errorf("target %q: api %q is neither chat nor completions", t.Name, t.API)
+	case t.API != "chat" && t.API != "completions" && t.API != apiRealtime:
+		return fmt.Errorf("target %q: api %q is neither chat, completions nor realtime", t.Name, t.API)
 	}
 	return validateObjectives(t)
 }
@@ -247,7 +248,9 @@ func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.
 
 // recordLatencies records the reference's per-request quantities: dispatch
 // delay and its split into turn predecessor and turn scheduling delay for any
-// outcome, the others for successful requests, each where defined.
+// outcome, the others for successful requests, each where defined (the
+// round-trip metrics only for WebSocket records, which carry send and
+// receive times).
 func (o *Observer) recordLatencies(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.DispatchDelay()
 	record(ctx, o.inst.dispatchDelay, d, ok, a.target)
@@ -265,6 +268,10 @@ func (o *Observer) recordLatencies(ctx context.Context, a *targetAttrs, rec *pro
 	record(ctx, o.inst.tpot, d, ok, a.target)
 	d, ok = rec.ScheduledLatency()
 	record(ctx, o.inst.scheduledLatency, d, ok, a.target)
+	d, ok = rec.TimeToLastRoundTrip()
+	record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
+	d, ok = rec.AverageRTT()
+	record(ctx, o.inst.averageRTT, d, ok, a.target)
 }
 
 // recordPhases records the HTTP phases that happened, for any outcome.

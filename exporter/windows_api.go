@@ -73,7 +73,7 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 			t.MeasureStart = timeJSON(start)
 		}
 		for _, a := range wt.windows {
-			t.Windows = append(t.Windows, newAPIWindow(wt.store.Current(a.length), false, r.records))
+			t.Windows = append(t.Windows, newAPIWindow(wt.store.Current(a.length), false, r.records, t.API == apiRealtime))
 		}
 		out.Targets = append(out.Targets, t)
 	}
@@ -93,7 +93,7 @@ func (w *Windows) getWindow(r apiRequest) (any, *apiError) {
 	length, err := window.ParseName(wname)
 	if err == nil {
 		if snap := wt.store.Current(length); snap != nil {
-			return newAPIWindow(snap, true, r.records), nil
+			return newAPIWindow(snap, true, r.records, w.states()[name].Target.API == apiRealtime), nil
 		}
 	}
 	return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown window %q of target %q (configured: %s)",

@@ -71,7 +71,7 @@ var gaugeLevels = []stats.Level{stats.P50, stats.P90, stats.P95, stats.P99, stat
 // secondsMetrics and tokenMetrics are the metrics exported as gauges.
 var (
 	secondsMetrics = []window.Metric{window.RequestLatency, window.TTFT, window.TTFOT, window.ITL, window.TPOT,
-		window.DispatchDelay, window.ScheduledLatency}
+		window.DispatchDelay, window.ScheduledLatency, window.TimeToLastRoundTrip, window.AverageRTT}
 	tokenMetrics = []window.Metric{window.PromptTokens, window.OutputTokens}
 )
 

@@ -226,7 +226,9 @@ func TestWindowCardinality(t *testing.T) {
 		for j := range 3700 {
 			start := 3600000 + 15*j // from 1 h on, every 15 ms
 			st.Started(name)
-			st.Finished(streamed(name, uint64(j), start-j%7, start, start+20+j%11, start+60+j%13, start+70+j%17, 10+j%5, 5+j%3))
+			rec := streamed(name, uint64(j), start-j%7, start, start+20+j%11, start+60+j%13, start+70+j%17, 10+j%5, 5+j%3)
+			rec.Sent, rec.Received = ats(start, start+5+j%3), ats(start+20+j%11, start+60+j%13) // realtime: every quantity
+			st.Finished(rec)
 		}
 		stores = append(stores, st)
 	}
@@ -234,9 +236,10 @@ func TestWindowCardinality(t *testing.T) {
 	newTestWindows(t, m, nil, stores...)
 	fams := windowFamilies(gather(t, m))
 	// Per instrument: 10 targets × 3 windows = 30 target-windows; × 3
-	// statuses for the per-status gauges; × 7 duration metrics × 5 levels
-	// for the percentiles, whose intervals exist for the 5 unweighted ones
-	// (not ITL or TPOT); × 2 token metrics × 5 levels for the token ones.
+	// statuses for the per-status gauges; × 9 duration metrics (the
+	// records are realtime ones, with round trips) × 5 levels for the
+	// percentiles, whose intervals exist for the 7 unweighted ones (not ITL
+	// or TPOT); × 2 token metrics × 5 levels for the token ones.
 	want := map[string]int{
 		"llmprober_window_length_seconds":              30,
 		"llmprober_window_approximate":                 30,
@@ -245,12 +248,12 @@ func TestWindowCardinality(t *testing.T) {
 		"llmprober_window_requests_per_second":         90,
 		"llmprober_window_output_tokens_per_second":    90,
 		"llmprober_window_total_tokens_per_second":     90,
-		"llmprober_window_percentile_seconds":          30 * 7 * 5,
-		"llmprober_window_percentile_ci_lower_seconds": 30 * 5 * 5,
-		"llmprober_window_percentile_ci_upper_seconds": 30 * 5 * 5,
-		"llmprober_window_mean_seconds":                30 * 7,
-		"llmprober_window_mean_ci_lower_seconds":       30 * 5,
-		"llmprober_window_mean_ci_upper_seconds":       30 * 5,
+		"llmprober_window_percentile_seconds":          30 * 9 * 5,
+		"llmprober_window_percentile_ci_lower_seconds": 30 * 7 * 5,
+		"llmprober_window_percentile_ci_upper_seconds": 30 * 7 * 5,
+		"llmprober_window_mean_seconds":                30 * 9,
+		"llmprober_window_mean_ci_lower_seconds":       30 * 7,
+		"llmprober_window_mean_ci_upper_seconds":       30 * 7,
 		"llmprober_window_tokens_percentile":           30 * 2 * 5,
 		"llmprober_window_tokens_percentile_ci_lower":  30 * 2 * 5,
 		"llmprober_window_tokens_percentile_ci_upper":  30 * 2 * 5,

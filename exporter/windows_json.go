@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
@@ -203,10 +204,12 @@ func confidenceJSON(c float64) *float64 {
 }
 
 // newAPIWindow converts a snapshot: with allStatuses the summaries of every
-// status, else of successful requests only; with records the records.
+// status, else of successful requests only; with records the records;
+// without roundTrips (a target that is not a realtime WebSocket one) the
+// round-trip metrics are left out of the summaries and the records.
 // Before the measure start the bounds, length, counts and token totals are
 // null; in_flight counts the requests running (during the warmup too).
-func newAPIWindow(s *window.Snapshot, allStatuses, records bool) apiWindow {
+func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) apiWindow {
 	out := apiWindow{
 		Target: s.Target, Window: s.Name(), WindowSeconds: s.Window.Seconds(),
 		Measuring: s.Measuring, Approximate: s.Approximate, Confidence: confidenceJSON(s.Confidence),
@@ -223,7 +226,7 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records bool) apiWindow {
 		out.Start, out.End, out.LengthSeconds = timeJSON(s.Start), timeJSON(s.End), &length
 		out.Requests, out.OutputTokens, out.PromptTokens = &requests, &output, &prompt
 	}
-	for _, m := range window.Metrics() {
+	for _, m := range apiMetrics(roundTrips) {
 		b := s.Summary(m)
 		ss := apiSummaryStatuses{Successful: newAPISummary(m, b.Successful)}
 		if allStatuses {
@@ -233,9 +236,22 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records bool) apiWindow {
 	}
 	out.Objectives = newAPIObjectives(s)
 	if records {
-		out.Records = newAPIRecords(s)
+		out.Records = newAPIRecords(s, roundTrips)
 	}
 	return out
+}
+
+// apiMetrics returns the metrics the API shows: every one, or with
+// roundTrips false all but the WebSocket round-trip metrics, which cannot
+// apply to the target.
+func apiMetrics(roundTrips bool) []window.Metric {
+	ms := window.Metrics()
+	if roundTrips {
+		return ms
+	}
+	return slices.DeleteFunc(ms, func(m window.Metric) bool {
+		return m == window.TimeToLastRoundTrip || m == window.AverageRTT
+	})
 }
 
 // newAPIObjectives converts the attainments of a snapshot, keyed by
@@ -284,10 +300,10 @@ func intervalJSON(iv *stats.Interval) *apiInterval {
 }
 
 // newAPIRecords converts the records a snapshot used.
-func newAPIRecords(s *window.Snapshot) *apiRecords {
+func newAPIRecords(s *window.Snapshot, roundTrips bool) *apiRecords {
 	out := &apiRecords{Sampled: s.Approximate, Requests: []apiRecord{}, Running: []string{}}
 	for _, r := range s.Records() {
-		out.Requests = append(out.Requests, newAPIRecord(&r))
+		out.Requests = append(out.Requests, newAPIRecord(&r, roundTrips))
 	}
 	for _, t := range s.Running() {
 		out.Running = append(out.Running, *timeJSON(t))
@@ -296,7 +312,7 @@ func newAPIRecords(s *window.Snapshot) *apiRecords {
 }
 
 // newAPIRecord converts one record.
-func newAPIRecord(r *window.Record) apiRecord {
+func newAPIRecord(r *window.Record, roundTrips bool) apiRecord {
 	q := &r.Request
 	out := apiRecord{
 		Seq: q.Seq, Outcome: string(q.Outcome), Stream: q.Stream, Weight: r.Weight,
@@ -317,7 +333,7 @@ func newAPIRecord(r *window.Record) apiRecord {
 	if q.Stream {
 		out.StreamingIterations = &q.Iterations
 	}
-	for _, m := range window.Metrics() {
+	for _, m := range apiMetrics(roundTrips) {
 		var v *float64
 		if x, _, ok := r.Value(m); ok {
 			v = finite(&x)

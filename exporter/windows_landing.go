@@ -3,6 +3,7 @@ package exporter
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strconv"
 
 	"github.com/llmprober/llmprober/slo/stats"
@@ -45,6 +46,12 @@ var (
 		{"ITL p99", window.ITL, &p99},
 		{"TPOT mean", window.TPOT, nil},
 	}
+	// roundTripColumns are added for realtime WebSocket targets.
+	roundTripColumns = []landingColumn{
+		{"Last round trip mean", window.TimeToLastRoundTrip, nil},
+		{"Avg RTT mean", window.AverageRTT, nil},
+		{"Avg RTT p99", window.AverageRTT, &p99},
+	}
 )
 
 // landingWindows is the data of the "windows" template.
@@ -72,16 +79,21 @@ func (w *Windows) landing() *landingWindows {
 		return nil
 	}
 	out := &landingWindows{Legend: legend(w.targets[0].store.Confidence())}
+	states := w.states()
 	for _, wt := range w.targets {
 		t := landingWindowTarget{Name: wt.store.Target()}
-		for _, c := range landingColumns {
+		cols := landingColumns
+		if states[t.Name].Target.API == apiRealtime {
+			cols = slices.Concat(landingColumns, roundTripColumns)
+		}
+		for _, c := range cols {
 			t.Columns = append(t.Columns, c.title)
 		}
 		for _, o := range wt.store.Objectives() {
 			t.Columns = append(t.Columns, "SLO "+o.Name)
 		}
 		for _, a := range wt.windows {
-			t.Rows = append(t.Rows, newLandingWindowRow(wt.store.Current(a.length)))
+			t.Rows = append(t.Rows, newLandingWindowRow(wt.store.Current(a.length), cols))
 		}
 		out.Targets = append(out.Targets, t)
 	}
@@ -98,8 +110,8 @@ func legend(c float64) string {
 		" % interval, * where the sample is too small to bound it; ≈: estimated from a sample."
 }
 
-// newLandingWindowRow formats one window.
-func newLandingWindowRow(s *window.Snapshot) landingWindowRow {
+// newLandingWindowRow formats one window with the columns cols.
+func newLandingWindowRow(s *window.Snapshot, cols []landingColumn) landingWindowRow {
 	row := landingWindowRow{
 		Window:      s.Name(),
 		Requests:    fmt.Sprintf("%d / %d / %d", s.Requests.Successful, s.Requests.Errored, s.Requests.Incomplete),
@@ -113,7 +125,7 @@ func newLandingWindowRow(s *window.Snapshot) landingWindowRow {
 	} else if s.Approximate {
 		row.Window += " ≈ (from " + s.Start.UTC().Format("15:04:05") + ")"
 	}
-	for _, c := range landingColumns {
+	for _, c := range cols {
 		sum := s.Summary(c.metric).Successful
 		if c.level == nil {
 			row.Cells = append(row.Cells, meanText(sum))

@@ -11,7 +11,8 @@ import (
 )
 
 // demoCmd is "llmprober demo": the embedded simulated endpoint on loopback,
-// probed by three targets (streamed chat, streamed completions, non-streamed chat).
+// probed by four targets (streamed chat, streamed completions, non-streamed
+// chat, realtime transcription over a WebSocket).
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
 	var f commonFlags
 	if err := parseFlags(newFlagSet("demo", stderr, &f, false, true), args); err != nil {
@@ -41,10 +42,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, envir
 	return d.run(ctx, cfg.ListenAddress, stdout)
 }
 
-// demoConfig probes the simulated endpoint at base with three targets at 2
-// requests per second each, each with an objective set "default" (TTFT
-// ≤ 300 ms and ITL ≤ 40 ms for the streamed ones, latency ≤ 2.5 s for the
-// whole responses; 99% over 30 days).
+// demoConfig probes the simulated endpoint at base with three HTTP targets
+// at 2 requests per second each and a realtime WebSocket target at 1 (2 s
+// of audio in chunks of 100 ms, sent in real time), each with an objective
+// set "default" (TTFT ≤ 300 ms and ITL ≤ 40 ms for the streamed HTTP ones,
+// latency ≤ 2.5 s for the whole responses, TTFT ≤ 300 ms and latency
+// ≤ 2.5 s for the realtime one; 99% over 30 days).
 func demoConfig(base string) *config.Config {
 	yes, no := true, false
 	target := func(name, api string, stream *bool) config.Target {
@@ -62,7 +65,12 @@ func demoConfig(base string) *config.Config {
 	whole := []config.Objective{{Name: "default", Latency: d(2500 * time.Millisecond)}}
 	chat, completions, unary := target("sim-chat", "chat", &yes), target("sim-completions", "completions", &yes), target("sim-chat-unary", "chat", &no)
 	chat.Objectives, completions.Objectives, unary.Objectives = streamed, streamed, whole
-	return &config.Config{Targets: []config.Target{chat, completions, unary}}
+	rt := target("sim-realtime", "", &yes)
+	rt.Backend, rt.Workload = config.BackendWebSocket, config.Workload{}
+	rt.Realtime = &config.Realtime{AudioDuration: 2 * time.Second, ChunkDuration: 100 * time.Millisecond, Pacing: config.PacingRealtime}
+	rt.Schedule.Rate = 1
+	rt.Objectives = []config.Objective{{Name: "default", TTFT: d(300 * time.Millisecond), Latency: d(2500 * time.Millisecond)}}
+	return &config.Config{Targets: []config.Target{chat, completions, unary, rt}}
 }
 
 func firstNonEmpty(vs ...string) string {

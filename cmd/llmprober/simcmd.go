@@ -33,7 +33,7 @@ func simCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.listen, "listen-address", defaultSimAddress, "listen address (port 0 picks a free port)")
-	fs.DurationVar(&f.ttft, "ttft", 150*time.Millisecond, "time to first token of every request")
+	fs.DurationVar(&f.ttft, "ttft", 150*time.Millisecond, "time to first token of every request; also the delay of each realtime transcription delta after its audio chunk")
 	fs.DurationVar(&f.itl, "itl", 25*time.Millisecond, "time between consecutive tokens")
 	fs.IntVar(&f.outputTokens, "output-tokens", 64, "output length of a request that sets no max_tokens")
 	fs.Float64Var(&f.faultRate, "fault-rate", 0, "probability in [0, 1] that a request fails, spread evenly over every fault kind")
@@ -76,6 +76,7 @@ func simConfig(f simFlags) (sim.Config, error) {
 		Faults:       faults,
 		Seed:         f.seed,
 		Model:        sim.DefaultModel,
+		Realtime:     sim.RealtimeConfig{DeltaLatency: sim.Latency{Mean: f.ttft}},
 	}
 	if err := cfg.Validate(); err != nil {
 		return sim.Config{}, err

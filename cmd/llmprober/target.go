@@ -17,6 +17,7 @@ import (
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
+	"github.com/llmprober/llmprober/probe/realtime"
 	"github.com/llmprober/llmprober/slo"
 )
 
@@ -48,11 +49,7 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 	if err != nil {
 		return nil, err
 	}
-	backend, err := openai.New(openai.Config{
-		Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
-		Timeout: t.Timeout, Header: header, Secrets: secrets,
-		MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client, Clock: clk,
-	})
+	backend, err := newBackend(t, client, header, secrets, clk)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
@@ -70,6 +67,31 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	return &wired{prober: p, info: exporterTarget(t), client: client}, nil
+}
+
+// newBackend returns the target's backend: the realtime WebSocket backend
+// for openai_websocket, the HTTP backend otherwise.
+func newBackend(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
+	if t.Backend != config.BackendWebSocket {
+		return openai.New(openai.Config{
+			Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
+			Timeout: t.Timeout, Header: header, Secrets: secrets,
+			MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client, Clock: clk,
+		})
+	}
+	audio, err := t.Realtime.Audio()
+	if err != nil {
+		return nil, fmt.Errorf("realtime.audio_file: %w", err)
+	}
+	tlsConfig, err := t.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	return realtime.New(realtime.Config{
+		Target: t.Name, BaseURL: t.BaseURL, Path: t.Realtime.Path, Model: t.Model, Timeout: t.Timeout,
+		Header: header, Secrets: secrets, TLS: tlsConfig, Audio: audio,
+		ChunkDuration: t.Realtime.ChunkDuration, Pacing: realtime.Pacing(t.Realtime.Pacing), Clock: clk,
+	})
 }
 
 // newClient returns the target's own HTTP client: its TLS settings, a pool

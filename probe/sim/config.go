@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // Defaults applied by New to fields left at zero.
@@ -61,6 +63,8 @@ type Config struct {
 	// Model is the model name listed by /v1/models and reported in responses
 	// to requests that name no model; empty means DefaultModel.
 	Model string
+	// Realtime sets the realtime WebSocket endpoint (GET /v1/realtime).
+	Realtime RealtimeConfig
 }
 
 // Validate reports the first invalid field: a negative duration or count, or
@@ -73,6 +77,8 @@ func (c Config) Validate() error {
 		{"ttft.mean", c.TTFT.Mean}, {"ttft.jitter", c.TTFT.Jitter},
 		{"itl.mean", c.ITL.Mean}, {"itl.jitter", c.ITL.Jitter},
 		{"prefill_per_token", c.PrefillPerToken}, {"ready_after", c.ReadyAfter},
+		{"realtime.delta_latency.mean", c.Realtime.DeltaLatency.Mean},
+		{"realtime.delta_latency.jitter", c.Realtime.DeltaLatency.Jitter},
 	}
 	for _, d := range durations {
 		if d.d < 0 {
@@ -114,9 +120,12 @@ var errUnknownFault = errors.New("unknown fault")
 func (c Config) withDefaults() Config {
 	for _, d := range []*time.Duration{
 		&c.TTFT.Mean, &c.TTFT.Jitter, &c.ITL.Mean, &c.ITL.Jitter,
-		&c.PrefillPerToken, &c.ReadyAfter,
+		&c.PrefillPerToken, &c.ReadyAfter, &c.Realtime.DeltaLatency.Mean, &c.Realtime.DeltaLatency.Jitter,
 	} {
 		*d = max(*d, 0)
+	}
+	if c.Realtime.Clock == nil {
+		c.Realtime.Clock = clock.Real()
 	}
 	if c.OutputTokens <= 0 {
 		c.OutputTokens = DefaultOutputTokens
@@ -141,8 +150,9 @@ func (c Config) withDefaults() Config {
 
 // DemoConfig returns settings that look like a small production model: TTFT
 // 150 ms ± 60 ms plus 0.2 ms per prompt word, ITL 25 ms ± 10 ms, 64 output
-// tokens by default, and a fault on about 4% of the requests, spread over
-// every kind (0.5% each).
+// tokens by default, realtime deltas 120 ms ± 40 ms after their audio
+// chunk, and a fault on about 4% of the requests, spread over every kind
+// (0.5% each).
 func DemoConfig() Config {
 	faults := make(map[Fault]float64, len(Faults()))
 	for _, f := range Faults() {
@@ -156,5 +166,6 @@ func DemoConfig() Config {
 		Faults:          faults,
 		Seed:            1,
 		Model:           DefaultModel,
+		Realtime:        RealtimeConfig{DeltaLatency: Latency{Mean: 120 * time.Millisecond, Jitter: 40 * time.Millisecond}},
 	}
 }

@@ -2,7 +2,10 @@
 // latency and faults.
 //
 // It serves POST /v1/chat/completions and POST /v1/completions (streamed as
-// server-sent events or answered whole), GET /v1/models and GET /health. Every
+// server-sent events or answered whole), GET /v1/models, GET /health, and
+// the realtime WebSocket endpoint GET /v1/realtime (streaming
+// transcription: one transcription.delta per audio chunk, a configured
+// delay after it, then transcription.done; see handleRealtime). Every
 // request generates exactly the asked number of tokens, one short word per
 // token, paced by a configured time to first token and inter-token latency.
 // Faults (HTTP errors, connection resets, stalls, malformed or truncated

@@ -14,6 +14,12 @@ const (
 	APICompletions = "completions"
 )
 
+// A realtime session (APIRealtime) is logged like a stream: ChunkSent holds
+// every event written (session.created, each delta, malformed and error
+// events, transcription.done) or the refused handshake, TokenSent the
+// deltas, AudioReceived the arrival of each audio chunk, OutputTokens the
+// deltas sent, PromptTokens one per 10 ms of audio received.
+
 // MaxLogged is how many requests the log keeps; older ones are dropped first.
 const MaxLogged = 10000
 
@@ -22,7 +28,7 @@ const MaxLogged = 10000
 type RequestLog struct {
 	// ID is the id field of the response ("chatcmpl-sim-7", "cmpl-sim-8").
 	ID string
-	// API is APIChat or APICompletions.
+	// API is APIChat, APICompletions or APIRealtime.
 	API string
 	// Stream is whether the request asked for a streamed answer.
 	Stream bool
@@ -43,6 +49,9 @@ type RequestLog struct {
 	// TokenSent holds, in order, the ChunkSent instant of each token chunk;
 	// empty for non-streamed answers.
 	TokenSent []time.Time
+	// AudioReceived holds, in order, when each input_audio_buffer.append
+	// of a realtime session was read; empty for the other APIs.
+	AudioReceived []time.Time
 	// Fault is the fault injected; empty for none.
 	Fault Fault
 	// OutputTokens is the number of tokens the request was to generate
@@ -61,6 +70,7 @@ type RequestLog struct {
 func (l RequestLog) clone() RequestLog {
 	l.ChunkSent = slices.Clone(l.ChunkSent)
 	l.TokenSent = slices.Clone(l.TokenSent)
+	l.AudioReceived = slices.Clone(l.AudioReceived)
 	return l
 }
 

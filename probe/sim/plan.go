@@ -107,8 +107,11 @@ func draw(rng *rand.Rand, l Latency) time.Duration {
 // newID returns the response id of the server's next request.
 func (s *Server) newID(api string) string {
 	prefix := "cmpl"
-	if api == APIChat {
+	switch api {
+	case APIChat:
 		prefix = "chatcmpl"
+	case APIRealtime:
+		prefix = "sess"
 	}
 	return fmt.Sprintf("%s-sim-%d", prefix, s.ids.Add(1))
 }

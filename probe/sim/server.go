@@ -82,11 +82,11 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// routes registers the endpoints. The mux leaves room for more protocols on
-// the same server (a WebSocket upgrade path, for instance).
+// routes registers the endpoints.
 func (s *Server) routes() {
 	s.mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	s.mux.HandleFunc("/v1/completions", s.handleCompletion)
+	s.mux.HandleFunc(RealtimePath, s.handleRealtime)
 	s.mux.HandleFunc("/v1/models", s.handleModels)
 	s.mux.HandleFunc("/health", s.handleHealth)
 	s.mux.HandleFunc("/", handleNotFound)

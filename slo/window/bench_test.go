@@ -32,7 +32,7 @@ func fill(b *testing.B, n int) (*Store, time.Time) {
 
 // BenchmarkRecord measures recording: the time per recorded request
 // (building its record included), and the heap a store retains per request
-// once n requests are in its hour. Below the cap that is the 80-byte entry
+// once n requests are in its hour. Below the cap that is the 96-byte entry
 // plus the store's fixed 722 buckets (about 52 kB) shared among them;
 // above it the retained memory stops growing.
 func BenchmarkRecord(b *testing.B) {

@@ -16,12 +16,14 @@ const absent = math.MinInt64
 // incomplete), the first dimension of per-status arrays.
 const numStatuses = 3
 
-// entry is what a store keeps of one finished request, in 80 bytes.
+// entry is what a store keeps of one finished request, in 96 bytes.
 // Instants are nanoseconds from the store's origin (the measure start), or
-// absent.
+// absent; lastRoundTrip and averageRTT are the WebSocket round-trip
+// metrics in nanoseconds, or absent.
 type entry struct {
 	seq                                                 uint64
 	targeted, start, firstToken, firstOutput, last, end int64
+	lastRoundTrip, averageRTT                           int64
 	promptTokens, outputTokens, iterations              int32
 	httpStatus                                          uint16
 	status, errorType, promptFrom, outputFrom           uint8
@@ -92,9 +94,34 @@ func newEntry(rec *probe.Record, origin, end time.Time) entry {
 		iterations: clamp32(rec.Iterations), httpStatus: uint16(min(max(rec.HTTPStatus, 0), math.MaxUint16)),
 		status: uint8(statusOf(rec.Outcome)), errorType: index(errorTypes, rec.ErrorType),
 		promptFrom: index(tokenSources, rec.PromptTokensFrom), outputFrom: index(tokenSources, rec.OutputTokensFrom),
-		stream: rec.Stream,
+		stream: rec.Stream, lastRoundTrip: nanos(rec.TimeToLastRoundTrip()), averageRTT: nanos(rec.AverageRTT()),
 	}
 	return e
+}
+
+// nanos returns d in nanoseconds, or absent when it is undefined.
+func nanos(d time.Duration, defined bool) int64 {
+	if !defined {
+		return absent
+	}
+	return int64(d)
+}
+
+// roundTrips returns one stand-in sent and one received instant that give
+// the entry's round-trip metrics under probe's definitions: the last
+// packet sent (the last token − the time to last round trip, or the
+// request start when that is undefined), and that plus the average RTT;
+// nil when the request has none (not WebSocket).
+func (e *entry) roundTrips(origin time.Time) (sent, received []time.Time) {
+	if e.averageRTT == absent {
+		return nil, nil
+	}
+	at := e.start
+	if e.lastRoundTrip != absent && e.last != absent {
+		at = e.last - e.lastRoundTrip
+	}
+	s := instant(at, origin)
+	return []time.Time{s}, []time.Time{s.Add(time.Duration(e.averageRTT))}
 }
 
 // outcome returns the probe outcome of the entry's status.
@@ -103,8 +130,10 @@ func (e *entry) outcome() probe.Outcome {
 }
 
 // record rebuilds the probe.Record fields the derived quantities use, so
-// that they are computed by probe's own definitions.
+// that they are computed by probe's own definitions. Sent and Received are
+// stand-ins (see roundTrips), not the request's packets.
 func (e *entry) record(origin time.Time) probe.Record {
+	sent, received := e.roundTrips(origin)
 	return probe.Record{
 		Seq: e.seq, Stream: e.stream,
 		TargetedStart: instant(e.targeted, origin), RequestStart: instant(e.start, origin),
@@ -113,7 +142,7 @@ func (e *entry) record(origin time.Time) probe.Record {
 		PromptTokens: int(e.promptTokens), PromptTokensFrom: e.tokenSource(e.promptFrom),
 		OutputTokens: int(e.outputTokens), OutputTokensFrom: e.tokenSource(e.outputFrom),
 		Iterations: int(e.iterations), Outcome: e.outcome(), ErrorType: e.errorTypeValue(),
-		HTTPStatus: int(e.httpStatus),
+		HTTPStatus: int(e.httpStatus), Sent: sent, Received: received,
 	}
 }
 
@@ -161,6 +190,10 @@ func values(r *probe.Record) (vs [numMetrics]value, ok [numMetrics]bool) {
 	set(DispatchDelay, d, defined, 1)
 	defined = finished && !r.TargetedStart.IsZero() && !r.End.IsZero()
 	set(ScheduledLatency, r.End.Sub(r.TargetedStart), defined, 1)
+	d, defined = r.TimeToLastRoundTrip()
+	set(TimeToLastRoundTrip, d, defined, 1)
+	d, defined = r.AverageRTT()
+	set(AverageRTT, d, defined, 1)
 	count := func(m Metric, n int, defined bool) {
 		if defined {
 			vs[m], ok[m] = value{float64(n), 1}, true

@@ -22,6 +22,12 @@ const (
 	// ScheduledLatency is end − targeted start, seconds; finished requests
 	// with an arrival schedule.
 	ScheduledLatency
+	// TimeToLastRoundTrip is the last received token − the last sent
+	// packet, seconds; realtime WebSocket requests with a token.
+	TimeToLastRoundTrip
+	// AverageRTT is the mean of the received token times − the mean of the
+	// sent packet times, seconds; realtime WebSocket requests with a token.
+	AverageRTT
 	// PromptTokens is the prompt length in tokens, where known.
 	PromptTokens
 	// OutputTokens is the output length in tokens, where known.
@@ -46,6 +52,8 @@ var metricInfos = [numMetrics]metricInfo{
 	TPOT:                {"time_per_output_token", UnitSeconds, true},
 	DispatchDelay:       {"dispatch_delay", UnitSeconds, false},
 	ScheduledLatency:    {"scheduled_latency", UnitSeconds, false},
+	TimeToLastRoundTrip: {"time_to_last_round_trip", UnitSeconds, false},
+	AverageRTT:          {"average_round_trip_time", UnitSeconds, false},
 	PromptTokens:        {"prompt_tokens", UnitTokens, false},
 	OutputTokens:        {"output_tokens", UnitTokens, false},
 	StreamingIterations: {"streaming_iterations", UnitIterations, false},

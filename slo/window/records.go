@@ -12,7 +12,10 @@ import (
 type Record struct {
 	// Request holds the request's instants (zero when absent), token counts
 	// and sources, streaming iteration count, outcome, error type, HTTP
-	// status, stream flag and sequence number. Other fields are empty.
+	// status, stream flag and sequence number; for a WebSocket request,
+	// Sent and Received hold one stand-in instant each that reproduce its
+	// round-trip metrics (the last packet sent, and that plus the average
+	// RTT), not its packets. Other fields are empty.
 	Request probe.Record
 	// Weight is the number of the window's requests of its status this one
 	// stands for: 1 when the window is exact, the bucket's count ÷ its

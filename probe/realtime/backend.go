@@ -1,0 +1,119 @@
+package realtime
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// Do sends the audio as one request and returns its record; see probe.Backend.
+func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
+	if req == nil {
+		req = &probe.Request{}
+	}
+	rec := b.newRecord(req)
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := b.armTimeout(cancel)
+	s := &session{b: b, rec: rec}
+	err := s.run(rctx)
+	stop()
+	b.finish(ctx, rctx, rec, err)
+	s.tok.apply(rec)
+	return rec
+}
+
+// newRecord returns the record of req before it is sent.
+func (b *Backend) newRecord(req *probe.Request) *probe.Record {
+	return &probe.Record{
+		Target: b.cfg.Target, Seq: req.Seq, API: API, Stream: true,
+		ConversationID: req.ConversationID, Turn: req.Turn,
+		TargetedStart: req.TargetedStart, PredecessorDone: req.PredecessorDone,
+		RequestedOutputTokens: req.MaxOutputTokens,
+	}
+}
+
+// dialer returns the WebSocket dialer of the backend's connections: the
+// proxy from the environment, the target's TLS settings, no compression.
+func (b *Backend) dialer() *websocket.Dialer {
+	return &websocket.Dialer{Proxy: http.ProxyFromEnvironment, TLSClientConfig: b.cfg.TLS}
+}
+
+// run connects, streams the audio and reads the transcript; it returns nil
+// once transcription.done was read. Every goroutine it starts has ended
+// when it returns.
+func (s *session) run(rctx context.Context) error {
+	s.rec.RequestStart = s.b.cfg.Clock.Now()
+	conn, resp, err := s.b.dialer().DialContext(rctx, s.b.url, s.b.cfg.Header)
+	if resp != nil {
+		s.rec.HTTPStatus = resp.StatusCode
+	}
+	if err != nil {
+		return handshakeError(err, resp)
+	}
+	s.conn = conn
+	conn.SetReadLimit(s.b.cfg.MaxMessageBytes)
+	var wg sync.WaitGroup
+	over := make(chan struct{})
+	defer func() {
+		close(over)
+		_ = conn.Close()
+		wg.Wait()
+	}()
+	wg.Go(func() { // a cancelled request unblocks reads and writes
+		select {
+		case <-rctx.Done():
+			_ = conn.Close()
+		case <-over:
+		}
+	})
+	if err := s.open(); err != nil {
+		return err
+	}
+	results, readerDone := make(chan error, 1), make(chan struct{})
+	wg.Go(func() {
+		defer close(readerDone)
+		results <- s.read()
+	})
+	if werr := s.write(rctx, readerDone); werr != nil {
+		// A failed write means a broken connection, which the reader sees
+		// too, or its reason (a close frame, an error event) first.
+		if rerr := <-results; isTyped(rerr) {
+			return rerr
+		}
+		return werr
+	}
+	err = <-results
+	if err == nil {
+		s.close()
+	}
+	return err
+}
+
+// armTimeout starts the request timeout on the backend's clock; when it
+// fires, the request's context is cancelled with errTimeout. The returned
+// function stops it and waits for its goroutine.
+func (b *Backend) armTimeout(cancel context.CancelCauseFunc) func() {
+	if b.cfg.Timeout <= 0 {
+		return func() {}
+	}
+	t := b.cfg.Clock.NewTimer(b.cfg.Timeout)
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		select {
+		case <-t.C():
+			cancel(errTimeout)
+		case <-quit:
+		}
+	}()
+	return func() {
+		t.Stop()
+		close(quit)
+		<-exited
+	}
+}

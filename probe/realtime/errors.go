@@ -1,0 +1,146 @@
+package realtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// errTimeout is the cause given to a request's context when the backend's
+// own timeout fires.
+var errTimeout = errors.New("request timeout")
+
+// failure is a request failure whose error type is already known.
+type failure struct {
+	typ probe.ErrorType
+	msg string
+}
+
+func (f *failure) Error() string { return f.msg }
+
+// fail returns a failure of type typ with a formatted message.
+func fail(typ probe.ErrorType, format string, args ...any) error {
+	return &failure{typ: typ, msg: fmt.Sprintf(format, args...)}
+}
+
+// finish sets the record's end, outcome, error type and error text from
+// err, the result of the exchange. A cancelled parent makes the request
+// incomplete, the backend's own timeout errored with ErrorTimeout; other
+// failures without a known type are connection errors.
+func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err error) {
+	if rec.End.IsZero() {
+		rec.End = b.cfg.Clock.Now()
+	}
+	if err == nil {
+		rec.Outcome, rec.ErrorType = probe.Successful, probe.ErrorNone
+		return
+	}
+	rec.Outcome = probe.Errored
+	var f *failure
+	switch {
+	case parent.Err() != nil:
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorCanceled
+		err = fmt.Errorf("canceled: %w", context.Cause(parent))
+	case errors.Is(context.Cause(rctx), errTimeout):
+		rec.ErrorType = probe.ErrorTimeout
+		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
+	case errors.As(err, &f):
+		rec.ErrorType = f.typ
+	default:
+		rec.ErrorType = probe.ErrorConnection
+	}
+	rec.Error = b.bound(err.Error())
+}
+
+// handshakeError classifies a failed handshake: a status ≥ 400 by its
+// class, any other answer that is not an upgrade as a protocol error, no
+// answer as a connection error.
+func handshakeError(err error, resp *http.Response) error {
+	if resp == nil {
+		return fmt.Errorf("could not connect: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	msg := strings.TrimSpace(string(body))
+	typ := probe.ErrorProtocol
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		typ = probe.ErrorHTTP429
+	case resp.StatusCode >= 500:
+		typ = probe.ErrorHTTP5xx
+	case resp.StatusCode >= 400:
+		typ = probe.ErrorHTTP4xx
+	}
+	if typ == probe.ErrorProtocol {
+		return fail(typ, "handshake answered HTTP %d instead of switching protocols", resp.StatusCode)
+	}
+	if m := errorText(body); m != "" {
+		msg = m
+	}
+	return fail(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
+}
+
+// readError classifies a failed read before transcription.done: a clean
+// close is a protocol error (the server ended without a result), a message
+// over the size limit too; anything else is a connection error.
+func readError(err error) error {
+	var ce *websocket.CloseError
+	switch {
+	case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
+		return fail(probe.ErrorProtocol, "connection closed (%d %s) before %s", ce.Code, ce.Text, EventDone)
+	case errors.Is(err, websocket.ErrReadLimit):
+		return fail(probe.ErrorProtocol, "server message too large: %v", err)
+	}
+	return fmt.Errorf("connection lost before %s: %w", EventDone, err)
+}
+
+// errorText returns the message of an error value: the "message" of an
+// object (OpenAI), the string itself (vLLM), or of {"error": …} around
+// either; empty when there is none.
+func errorText(raw []byte) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	if obj.Message != "" {
+		return obj.Message
+	}
+	if len(obj.Error) > 0 {
+		return errorText(obj.Error)
+	}
+	return ""
+}
+
+// maxErrorChars bounds the length of Record.Error, in characters.
+const maxErrorChars = 200
+
+// bound makes error text safe to show: secrets replaced by "REDACTED",
+// white space and control characters collapsed, invalid UTF-8 replaced,
+// and the result cut to maxErrorChars characters.
+func (b *Backend) bound(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	for _, secret := range b.secrets {
+		s = strings.ReplaceAll(s, secret, "REDACTED")
+	}
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > maxErrorChars {
+		s = string(r[:maxErrorChars-1]) + "…"
+	}
+	return s
+}

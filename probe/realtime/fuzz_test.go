@@ -1,0 +1,53 @@
+package realtime
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
+)
+
+// FuzzServerEvents feeds arbitrary server messages to the event handling:
+// it never panics, every failure has a type, a token event always has its
+// receive time, and the first token never comes after the last.
+func FuzzServerEvents(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"transcription.delta","delta":"hi"}`,
+		`{"type":"transcription.done","text":"hi","usage":{"prompt_tokens":3,"completion_tokens":1}}`,
+		`{"type":"conversation.item.input_audio_transcription.completed","usage":{"input_tokens":-1,"output_tokens":2}}`,
+		`{"type":"error","error":{"message":"x"}}`, `{"type":"error","error":"x"}`, `{"type":"error","error":7}`,
+		`{"type":"vendor.x"}`, `{"delta":"x"}`, `not json`, `{"type":"transcription.delta","delta":null}`,
+	} {
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		b := &Backend{cfg: Config{MaxUnknownEvents: 2, Clock: clock.NewFake(time.Unix(0, 0))}}
+		rec := &probe.Record{}
+		s := &session{b: b, rec: rec}
+		mt := websocket.BinaryMessage
+		if text {
+			mt = websocket.TextMessage
+		}
+		now := time.Unix(1, 0)
+		for range 4 { // the same message again, to pass the unknown-event bound
+			ev, err := decode(mt, data)
+			if err == nil {
+				_, err = s.event(ev, now)
+			}
+			if err != nil && !isTyped(err) {
+				t.Fatalf("untyped failure %v", err)
+			}
+			now = now.Add(time.Second)
+		}
+		if len(rec.Received) != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
+			t.Fatalf("%d received, %d iterations, first %v last %v", len(rec.Received), rec.Iterations, rec.FirstToken, rec.LastToken)
+		}
+		s.tok.apply(rec)
+		if rec.OutputTokens < 0 || rec.PromptTokens < 0 {
+			t.Fatalf("negative token counts %d, %d", rec.OutputTokens, rec.PromptTokens)
+		}
+	})
+}

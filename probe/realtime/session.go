@@ -1,0 +1,272 @@
+package realtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
+)
+
+// closeWait bounds the wait for the close frame sent after a successful request.
+const closeWait = time.Second
+
+// session is one request's connection and what it measured so far. The
+// writer sets rec.Sent, the reader every other field, so they share nothing.
+type session struct {
+	b       *Backend
+	rec     *probe.Record
+	conn    *websocket.Conn
+	tok     tokens
+	unknown int
+}
+
+// Client events as sent.
+type (
+	sessionUpdate struct {
+		Type  string `json:"type"`
+		Model string `json:"model,omitempty"`
+	}
+	appendEvent struct {
+		Type  string `json:"type"`
+		Audio string `json:"audio"`
+	}
+	commitEvent struct {
+		Type  string `json:"type"`
+		Final bool   `json:"final"`
+	}
+)
+
+// serverEvent holds the fields of every server event llmprober reads.
+type serverEvent struct {
+	Type       string          `json:"type"`
+	Delta      string          `json:"delta"`
+	Text       string          `json:"text"`
+	Transcript string          `json:"transcript"`
+	Usage      *usage          `json:"usage"`
+	Error      json.RawMessage `json:"error"`
+}
+
+// usage is the usage report of a done event, in either spelling.
+type usage struct {
+	PromptTokens     *int `json:"prompt_tokens"`
+	CompletionTokens *int `json:"completion_tokens"`
+	InputTokens      *int `json:"input_tokens"`
+	OutputTokens     *int `json:"output_tokens"`
+}
+
+// tokens is what a request learned about its token counts.
+type tokens struct {
+	prompt, output *int
+}
+
+// apply sets the record's token counts: from the usage report when there
+// was one, else the output tokens counted as token events.
+func (t *tokens) apply(rec *probe.Record) {
+	if t.prompt != nil {
+		rec.PromptTokens, rec.PromptTokensFrom = *t.prompt, probe.TokensFromUsage
+	}
+	if t.output != nil {
+		rec.OutputTokens, rec.OutputTokensFrom = *t.output, probe.TokensFromUsage
+		return
+	}
+	rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, probe.TokensCounted
+}
+
+// add takes the counts of u.
+func (t *tokens) add(u *usage) {
+	if u == nil {
+		return
+	}
+	for _, p := range []*int{u.PromptTokens, u.InputTokens} {
+		if p != nil && *p >= 0 {
+			t.prompt = p
+		}
+	}
+	for _, p := range []*int{u.CompletionTokens, u.OutputTokens} {
+		if p != nil && *p >= 0 {
+			t.output = p
+		}
+	}
+}
+
+// open waits for the session to be created, then configures it and starts
+// transcribing.
+func (s *session) open() error {
+	for {
+		ev, err := s.next()
+		if err != nil {
+			return err
+		}
+		switch {
+		case createdEvents[ev.Type]:
+			return s.sendAll(sessionUpdate{Type: EventSessionUpdate, Model: s.b.cfg.Model},
+				commitEvent{Type: EventCommit})
+		case ev.Type == EventError:
+			return errorEvent(ev)
+		case !ignoredEvents[ev.Type]:
+			if err := s.unknownEvent(ev.Type); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// sendAll writes each event in turn.
+func (s *session) sendAll(evs ...any) error {
+	for _, ev := range evs {
+		if err := s.conn.WriteJSON(ev); err != nil {
+			return fmt.Errorf("could not send an event: %w", err)
+		}
+	}
+	return nil
+}
+
+// write sends the audio chunks, paced, then the final commit. It stops
+// early, without error, when the reader has ended. In real-time pacing
+// chunk i is due at i × ChunkDuration after the first was sent; each wait
+// is measured from the previous send's reading of the clock, so lateness
+// never accumulates.
+func (s *session) write(rctx context.Context, readerDone <-chan struct{}) error {
+	clk := s.b.cfg.Clock
+	var first, last time.Time
+	for i, chunk := range s.b.chunks {
+		if i > 0 && s.b.cfg.Pacing == PacingRealtime {
+			due := first.Add(time.Duration(i) * s.b.cfg.ChunkDuration)
+			if stopped := wait(rctx, clk.NewTimer(due.Sub(last)), readerDone); stopped {
+				return nil
+			}
+		}
+		ev := appendEvent{Type: EventAppend, Audio: base64.StdEncoding.EncodeToString(chunk)}
+		last = clk.Now()
+		if i == 0 {
+			first = last
+		}
+		if err := s.conn.WriteJSON(ev); err != nil {
+			return fmt.Errorf("could not send audio: %w", err)
+		}
+		s.rec.Sent = append(s.rec.Sent, last)
+	}
+	return s.sendAll(commitEvent{Type: EventCommit, Final: true})
+}
+
+// wait waits for t; stopped is true when the request or the reader ended first.
+func wait(rctx context.Context, t clock.Timer, readerDone <-chan struct{}) (stopped bool) {
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return false
+	case <-rctx.Done():
+	case <-readerDone:
+	}
+	return true
+}
+
+// read reads server events until transcription.done (nil) or a failure.
+func (s *session) read() error {
+	for {
+		ev, err := s.next()
+		if err != nil {
+			return err
+		}
+		now := s.b.cfg.Clock.Now()
+		if done, err := s.event(ev, now); done || err != nil {
+			return err
+		}
+	}
+}
+
+// next reads and decodes one server event.
+func (s *session) next() (serverEvent, error) {
+	mt, data, err := s.conn.ReadMessage()
+	if err != nil {
+		return serverEvent{}, readError(err)
+	}
+	return decode(mt, data)
+}
+
+// decode parses one server message of WebSocket message type mt.
+func decode(mt int, data []byte) (serverEvent, error) {
+	var ev serverEvent
+	if mt != websocket.TextMessage {
+		return ev, fail(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return ev, fail(probe.ErrorProtocol, "malformed event: %v", err)
+	}
+	if ev.Type == "" {
+		return ev, fail(probe.ErrorProtocol, "malformed event: no type")
+	}
+	return ev, nil
+}
+
+// event handles one event that arrived at now; done is true at the final transcript.
+func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
+	rec := s.rec
+	switch {
+	case deltaEvents[ev.Type]:
+		s.chunk(now)
+		if ev.Delta != "" {
+			rec.Iterations++
+			rec.Received = append(rec.Received, now)
+			rec.LastToken = now
+			if rec.FirstToken.IsZero() {
+				rec.FirstToken, rec.FirstOutputToken = now, now
+			}
+		}
+	case doneEvents[ev.Type]:
+		s.chunk(now)
+		s.tok.add(ev.Usage)
+		rec.End = now
+		return true, nil
+	case ev.Type == EventError:
+		return false, errorEvent(ev)
+	case ignoredEvents[ev.Type], createdEvents[ev.Type]:
+	default:
+		return false, s.unknownEvent(ev.Type)
+	}
+	return false, nil
+}
+
+// chunk records a transcript event's arrival.
+func (s *session) chunk(now time.Time) {
+	s.rec.ChunkTimes = append(s.rec.ChunkTimes, now)
+	if s.rec.FirstChunk.IsZero() {
+		s.rec.FirstChunk = now
+	}
+}
+
+// unknownEvent counts an event of unknown type; past the bound it fails.
+func (s *session) unknownEvent(typ string) error {
+	s.unknown++
+	if s.unknown > s.b.cfg.MaxUnknownEvents {
+		return fail(probe.ErrorProtocol, "more than %d events of unknown types (the last %q)", s.b.cfg.MaxUnknownEvents, typ)
+	}
+	return nil
+}
+
+// errorEvent returns the failure of an error event.
+func errorEvent(ev serverEvent) error {
+	if m := errorText(ev.Error); m != "" {
+		return fail(probe.ErrorStream, "server error event: %s", m)
+	}
+	return fail(probe.ErrorStream, "server error event")
+}
+
+// close says goodbye after a successful request.
+func (s *session) close() {
+	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	_ = s.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeWait))
+}
+
+// isTyped reports whether err is a failure whose type is known.
+func isTyped(err error) bool {
+	var f *failure
+	return errors.As(err, &f)
+}
