@@ -61,6 +61,8 @@ type Metrics struct {
 	meter    metric.Meter
 	inst     *instruments
 	otlp     bool
+	// exports counts the OTLP exports; nil without OTLP.
+	exports *countingExporter
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -89,6 +91,9 @@ func NewMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	m.provider = sdkmetric.NewMeterProvider(popts...)
 	m.meter = m.provider.Meter(scopeName, metric.WithInstrumentationVersion(opts.Version))
 	if m.inst, err = newInstruments(m.meter, opts.ExtraBoundaries); err != nil {
+		return nil, joinShutdown(ctx, m.provider, err)
+	}
+	if err := m.exports.count(m.meter); err != nil {
 		return nil, joinShutdown(ctx, m.provider, err)
 	}
 	if err := m.registerCollectors(opts); err != nil {
@@ -122,14 +127,14 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 	if err != nil {
 		return nil, fmt.Errorf("could not create Prometheus exporter: %w", err)
 	}
-	otlp, err := newOTLPReader(ctx, getenv)
+	otlp, exports, err := newOTLPReader(ctx, getenv)
 	if err != nil {
 		return nil, fmt.Errorf("could not configure OTLP: %w", err)
 	}
 	if otlp == nil {
 		return []sdkmetric.Reader{prom}, nil
 	}
-	m.otlp = true
+	m.otlp, m.exports = true, exports
 	return []sdkmetric.Reader{prom, otlp}, nil
 }
 

@@ -74,18 +74,19 @@ func otlpProtocol(getenv func(string) string) (string, error) {
 	}
 }
 
-// newOTLPReader returns a periodic reader pushing over OTLP, or nil when the
-// environment does not ask for OTLP. The exporter reads its endpoint,
-// headers, timeout and TLS settings, and the reader its interval, from the
-// standard environment variables.
-func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.Reader, error) {
+// newOTLPReader returns a periodic reader pushing over OTLP and the
+// exporter counting its exports, or nils when the environment does not ask
+// for OTLP. The exporter reads its endpoint, headers, timeout and TLS
+// settings, and the reader its interval, from the standard environment
+// variables.
+func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.Reader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
-		return nil, err
+		return nil, nil, err
 	}
 	proto, err := otlpProtocol(getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var exp sdkmetric.Exporter
 	if proto == protocolGRPC {
@@ -94,9 +95,10 @@ func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.R
 		exp, err = otlpmetrichttp.New(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
+		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	return sdkmetric.NewPeriodicReader(exp), nil
+	counted := &countingExporter{Exporter: exp}
+	return sdkmetric.NewPeriodicReader(counted), counted, nil
 }
 
 // ValidateEnv checks the exporter selection in the environment

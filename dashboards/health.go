@@ -1,0 +1,96 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+// gateState is each target's start-up state per llmprober instance, as the
+// state timeline encodes it: 1 waiting, 2 ready, 3 failed. Each instance
+// sets exactly one of its target's state series to 1, so the sum is one of
+// the codes; aggregating over instances would add one instance's waiting to
+// another's ready and read 3 (failed).
+const gateState = `max by (job, instance, target) (llmprober_target_state{` + byTarget + `,state="waiting"})
++ 2 * max by (job, instance, target) (llmprober_target_state{` + byTarget + `,state="ready"})
++ 3 * max by (job, instance, target) (llmprober_target_state{` + byTarget + `,state="failed"})`
+
+// ProberHealth is the dashboard of llmprober itself: whether it keeps its
+// schedule (dispatch delay, dropped probes, requests in flight), the
+// start-up gate of each target, whether Prometheus scrapes it, whether its
+// OTLP exports succeed, and its CPU and memory. Variables: datasource, job
+// (the scrape job) and target.
+func ProberHealth() (Board, error) {
+	b := newBoard("llmprober prober health").
+		Uid("llmprober-prober-health").
+		Description("Whether llmprober keeps its schedule, passes its start-up gates, is scraped and exports.").
+		Tags([]string{"llmprober"}).
+		Editable().
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Refresh("30s").
+		Time("now-3h", "now").
+		Timezone(common.TimeZoneBrowser).
+		WithVariable(datasourceVariable()).
+		WithVariable(jobVariable()).
+		WithVariable(targetVariable())
+	schedulePanels(b)
+	gatePanels(b)
+	exportPanels(b)
+	return build(b)
+}
+
+// schedulePanels adds the schedule row.
+func schedulePanels(b *boardBuilder) {
+	b.WithRow(row("Schedule")).
+		WithPanel(chart("Dispatch delay",
+			"Request start minus targeted start (open-loop strategies): how late probes go out. Think time of conversations counts too.",
+			unitSeconds, halfWidth,
+			q(quantile("0.5", "llmprober_dispatch_delay_seconds", byTarget), "{{target}} p50"),
+			q(quantile("0.99", "llmprober_dispatch_delay_seconds", byTarget), "{{target}} p99"))).
+		WithPanel(chart("Probes scheduled and dropped",
+			"Probes that became due, and due probes never sent (queue_full: the backlog exceeded max_queue; shutdown), per second.",
+			unitRequestsPerS, halfWidth,
+			q(`sum by (target) (rate(llmprober_probes_scheduled_total{`+byTarget+`}[$__rate_interval]))`, "{{target}} scheduled"),
+			q(`sum by (target, reason) (rate(llmprober_probes_dropped_total{`+byTarget+`}[$__rate_interval]))`,
+				"{{target}} dropped ({{reason}})"))).
+		WithPanel(statPanel("Probes dropped", "Due probes never sent over the selected time range, by reason.",
+			unitCount, halfWidth,
+			q(`sum by (target, reason) (increase(llmprober_probes_dropped_total{`+byTarget+`}[$__range]))`, "{{target}} {{reason}}")).
+			Thresholds(thresholds("green", step{1, "red"})).
+			Height(chartHeight)).
+		WithPanel(chart("Requests in flight", "Requests sent and not yet finished.",
+			unitCount, halfWidth,
+			q(`sum by (target) (llmprober_requests_in_flight{`+byTarget+`})`, "{{target}}")))
+}
+
+// gatePanels adds the start-up gate row.
+func gatePanels(b *boardBuilder) {
+	b.WithRow(row("Start-up gate")).
+		WithPanel(stateChart("Start-up gate state",
+			"Per llmprober instance: waiting: the readiness check has not passed yet; ready: probing; failed: not ready within startup_timeout (checks go on).",
+			halfWidth, valueMap(mapping{"1", "waiting", "yellow"}, mapping{"2", "ready", "green"}, mapping{"3", "failed", "red"}),
+			q(gateState, "{{target}} {{instance}}"))).
+		WithPanel(chart("Time in start-up gate", "Time each target spent waiting for its readiness check, as of its last state change.",
+			unitSeconds, halfWidth,
+			q(`max by (target) (llmprober_target_startup_wait_seconds{`+byTarget+`})`, "{{target}}")))
+}
+
+// exportPanels adds the scrape and export row.
+func exportPanels(b *boardBuilder) {
+	b.WithRow(row("Scrape and export")).
+		WithPanel(stateChart("Scrape status", "Whether Prometheus's last scrape of each instance succeeded (the up series).",
+			thirdWidth, valueMap(mapping{"0", "down", "red"}, mapping{"1", "up", "green"}),
+			q(`up{`+byJob+`}`, "{{instance}}"))).
+		WithPanel(chart("Scrape duration", "How long Prometheus's scrape of /metrics took.",
+			unitSeconds, thirdWidth, q(`scrape_duration_seconds{`+byJob+`}`, "{{instance}}"))).
+		WithPanel(chart("Samples scraped", "Samples per scrape of /metrics.",
+			unitCount, thirdWidth, q(`scrape_samples_scraped{`+byJob+`}`, "{{instance}}"))).
+		WithPanel(chart("OTLP exports",
+			"OTLP metric exports per second by outcome (success, failure); no data when OTLP is not enabled (OTEL_METRICS_EXPORTER=otlp).",
+			unitOpsPerS, thirdWidth,
+			q(`sum by (instance, outcome) (rate(llmprober_otlp_exports_total{`+byJob+`}[$__rate_interval]))`, "{{instance}} {{outcome}}"))).
+		WithPanel(chart("CPU", "CPU time used by the llmprober process per second (1 = one core).",
+			unitRatio, thirdWidth,
+			q(`rate(process_cpu_seconds_total{`+byJob+`}[$__rate_interval])`, "{{instance}}"))).
+		WithPanel(chart("Resident memory", "Resident set size of the llmprober process.",
+			unitBytes, thirdWidth, q(`process_resident_memory_bytes{`+byJob+`}`, "{{instance}}")))
+}
