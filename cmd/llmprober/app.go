@@ -14,6 +14,11 @@ import (
 // it comes from the module's build information.
 var version = ""
 
+// revision is the source revision of llmprober_build_info, set at build time
+// with -ldflags "-X main.revision=..." (the Dockerfile's REVISION); empty
+// means the binary's embedded VCS revision, or "unknown" without one.
+var revision = ""
+
 // errUsage is returned after usage has been printed for a bad command line.
 var errUsage = errors.New("usage")
 

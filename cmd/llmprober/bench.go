@@ -138,7 +138,7 @@ func benchConfigTarget(f benchFlags) (config.Target, error) {
 // and recorded as incomplete.
 func runBench(ctx context.Context, t config.Target, f benchFlags, stderr io.Writer) (benchRun, error) {
 	before := readUsage()
-	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Getenv: func(string) string { return "" }})
+	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Revision: revision, Getenv: func(string) string { return "" }})
 	if err != nil {
 		return benchRun{}, err
 	}

@@ -41,7 +41,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		infos[i] = exporterTarget(&cfg.Targets[i])
 		objectives = append(objectives, infos[i].Objectives...)
 	}
-	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Getenv: getenv,
+	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Revision: revision, Getenv: getenv,
 		ExtraBoundaries: exporter.SLOBoundaries(objectives)})
 	if err != nil {
 		return nil, err
