@@ -38,7 +38,8 @@ const (
 // Overview is the llmprober overview dashboard: per target and objective
 // set, SLO attainment against the objective, error budget left, burn rates,
 // goodput against request rate, errors by type, token throughput, and the
-// percentiles of TTFT, TTFOT, ITL, TPOT and request latency. Variables:
+// percentiles of TTFT, TTFOT, ITL, TPOT, the round-trip metrics of
+// realtime targets and request latency. Variables:
 // datasource, job (the scrape job), target, objective (set), window (of the
 // prober's rolling windows) and period (SLO period of the recording rules).
 func Overview() (Board, error) {
@@ -161,6 +162,10 @@ var latencyQuantities = []latencyQuantity{
 		"llmprober_inter_token_latency_seconds", "", "inter_token_latency"},
 	{"Time per output token", "(last token − request start) ÷ output tokens, one value per request; the window percentile is token-weighted.",
 		"llmprober_time_per_output_token_seconds", "", "time_per_output_token"},
+	{"Time to last round trip (realtime)", "Last received transcript delta minus last sent audio packet, successful realtime WebSocket requests.",
+		"llmprober_time_to_last_round_trip_seconds", "", "time_to_last_round_trip"},
+	{"Average round-trip time (realtime)", "Mean receive time of the transcript deltas minus mean send time of the audio packets, successful realtime WebSocket requests.",
+		"llmprober_average_round_trip_time_seconds", "", "average_round_trip_time"},
 	{"Request latency", "Response end minus request start, successful requests (gen_ai.client.operation.duration without error.type).",
 		"gen_ai_client_operation_duration_seconds", `,error_type=""`, "request_latency"},
 }

@@ -175,10 +175,11 @@ func TestLegendsNameInstance(t *testing.T) {
 			t.Errorf("%s: series per instance, legend %q lacks {{instance}}", q, q.Legend)
 		}
 	}
-	// Eight window gauge queries, the gate state and six per-instance
-	// panels of the scrape and export row.
-	if perInstance != 15 {
-		t.Errorf("%d queries keep the instance; want 15", perInstance)
+	// Ten window gauge queries (exact p99 of seven quantities, attainment
+	// and two goodputs), the gate state and six per-instance panels of the
+	// scrape and export row.
+	if perInstance != 17 {
+		t.Errorf("%d queries keep the instance; want 17", perInstance)
 	}
 }
 

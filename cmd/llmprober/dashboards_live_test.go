@@ -64,6 +64,17 @@ func liveTargets(base string) string {
       - {name: default, ttft: 25ms, itl: 20ms}
 `, api, base, api)
 	}
+	fmt.Fprintf(&b, `  - name: sim-realtime
+    base_url: %s/v1
+    model: sim-model
+    backend: openai_websocket
+    timeout: 2s
+    realtime: {audio_duration: 300ms, chunk_duration: 100ms, pacing: fast}
+    readiness: {path: /health, interval: 50ms}
+    schedule: {rate: 5, max_concurrency: 4}
+    objectives:
+      - {name: default, ttft: 25ms, itl: 20ms}
+`, base)
 	fmt.Fprintf(&b, `  - name: sim-stalled
     base_url: %s/v1
     model: sim-model
@@ -78,7 +89,7 @@ func liveTargets(base string) string {
 
 // liveVars are the values of the dashboards' variables in the live test.
 var liveVars = map[string]string{
-	"datasource": "prometheus", "target": "sim-chat|sim-completions|sim-stalled", "objective": "default",
+	"datasource": "prometheus", "target": "sim-chat|sim-completions|sim-realtime|sim-stalled", "objective": "default",
 	"window": "1m", "period": "30d", "job": "llmprober",
 	"__rate_interval": (4 * scrapeInterval).String(), "__interval": scrapeInterval.String(), "__range": "1h",
 }
@@ -131,8 +142,8 @@ func TestIntegrationDashboards(t *testing.T) {
 	// every query in the same round would fail on a loaded machine.
 	failing := pollQueries(prom, queries, time.Now().Add(90*time.Second))
 	if len(failing) > 0 {
-		t.Fatalf("%d of %d queries returned no data after %v:\n%s", len(failing), len(queries),
-			time.Since(began).Round(time.Second), strings.Join(failing, "\n"))
+		t.Fatalf("%d of %d queries returned no data after %v:\n%s\nscrape targets: %s", len(failing), len(queries),
+			time.Since(began).Round(time.Second), strings.Join(failing, "\n"), prom.targets())
 	}
 	t.Logf("all %d queries returned data %v after start", len(queries), time.Since(began).Round(100*time.Millisecond))
 	checkAllSelected(t, prom)
@@ -263,6 +274,21 @@ type queryResult struct {
 		ResultType string          `json:"resultType"`
 		Result     json.RawMessage `json:"result"`
 	} `json:"data"`
+}
+
+// targets returns Prometheus's view of its scrape targets (health, last
+// error, last scrape duration), for a failure message.
+func (p *prometheus) targets() string {
+	resp, err := http.Get(p.base + "/api/v1/targets?state=active")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // hasData runs expr as an instant query and fails unless it returns at
