@@ -83,6 +83,12 @@ var (
 		0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 	}
 	phaseBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+	// roundTripBounds start at 0: a round-trip metric is negative when the
+	// last (or the average) token came before the last (average) packet,
+	// as when the audio ends in silence; such values land in le="0", so
+	// histogram_quantile reports them as 0 instead of interpolating them
+	// into the first positive bucket.
+	roundTripBounds = append([]float64{0}, latencyBounds...)
 )
 
 // histogramSpecs is the table of every histogram: name, unit, description
@@ -102,8 +108,8 @@ var histogramSpecs = []spec{
 	{InstrumentTPOT, "s", "Time per output token per request: (last token - request start) / output tokens, for successful requests with at least 1 output token.", perTokenBounds},
 	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds},
 	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds},
-	{InstrumentTimeToLastRoundTrip, "s", "Time to last round trip: last received token minus last sent audio packet, for successful realtime WebSocket requests.", latencyBounds},
-	{InstrumentAverageRTT, "s", "Average round-trip time: mean of the received token times minus mean of the sent audio packet times, for successful realtime WebSocket requests.", latencyBounds},
+	{InstrumentTimeToLastRoundTrip, "s", "Time to last round trip: last received token minus last sent audio packet, for successful realtime WebSocket requests; negative when the last token came first.", roundTripBounds},
+	{InstrumentAverageRTT, "s", "Average round-trip time: mean of the received token times minus mean of the sent audio packet times, for successful realtime WebSocket requests; negative when the tokens came first on average.", roundTripBounds},
 	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds},
 	{InstrumentTurnPredecessorDelay, "s", "Turn predecessor delay: the part of the dispatch delay spent waiting for the previous turn of the conversation, still running after the targeted start; 0 without one. Requests with an arrival schedule.", dispatchBounds},
 	{InstrumentTurnSchedulingDelay, "s", "Turn scheduling delay: dispatch delay minus turn predecessor delay (think time past the target, queueing). Requests with an arrival schedule.", dispatchBounds},

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -60,6 +61,35 @@ func TestRoundTripHistograms(t *testing.T) {
 		map[string]string{"target": "gamma", "gen_ai_operation_name": "generate_content"})
 	if s == nil || s.GetHistogram().GetSampleSum() != (510*time.Millisecond).Seconds() {
 		t.Errorf("gamma's operation duration: %v, want one sample of 0.51 under generate_content", s)
+	}
+}
+
+// TestNegativeRoundTrips checks that round-trip values below zero (the
+// audio ended in silence: one token at 6.05 s answered the first packet,
+// the others went unanswered) keep their sign in the sum and land in the
+// le="0" bucket. Time to last round trip 6.05 − 6.2 = −0.15; average RTT
+// 6.05 − mean(6.0, 6.1, 6.2) = −0.05.
+func TestNegativeRoundTrips(t *testing.T) {
+	m, o := newTestMetrics(t, gamma)
+	rec := gammaOK()
+	rec.FirstChunk, rec.FirstToken, rec.FirstOutputToken, rec.LastToken = at(6050), at(6050), at(6050), at(6050)
+	rec.ChunkTimes, rec.Received, rec.OutputTokens = ats(6050), ats(6050), 1
+	o.Started("gamma")
+	o.Finished(rec)
+	mfs := gather(t, m)
+	for name, want := range map[string]float64{
+		"llmprober_time_to_last_round_trip_seconds": -0.15,
+		"llmprober_average_round_trip_time_seconds": -0.05,
+	} {
+		s := findMetric(mfs, name, map[string]string{"target": "gamma"})
+		if s == nil {
+			t.Fatalf("%s{target=gamma} missing", name)
+		}
+		h := s.GetHistogram()
+		if math.Abs(h.GetSampleSum()-want) > 1e-9 || bucketCount(h, 0) != 1 || bucketCount(h, 0.005) != 1 {
+			t.Errorf("%s: sum %v, le=0 %d, le=0.005 %d; want %v, 1, 1", name,
+				h.GetSampleSum(), bucketCount(h, 0), bucketCount(h, 0.005), want)
+		}
 	}
 }
 
