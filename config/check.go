@@ -24,7 +24,7 @@ func (c *Config) check(col *collector) {
 // check records the target's file-system and environment problems.
 func (t *Target) check(col *collector, path string) {
 	t.Schedule.checkTrace(col, path+".schedule")
-	t.Realtime.checkAudio(col, path+".realtime")
+	t.Realtime.checkAudio(col, path+".realtime", t.Timeout)
 	switch {
 	case t.Auth.APIKeyEnv != "" && envNamePattern.MatchString(t.Auth.APIKeyEnv):
 		if _, err := keyFromEnv(t.Auth.APIKeyEnv); err != nil {

@@ -299,6 +299,10 @@ func TestLoadInvalid(t *testing.T) {
 			`invalid-realtime.yml:15: targets[0].realtime.pacing: unknown pacing "slow" (supported: realtime, fast)`,
 			`invalid-realtime.yml:21: targets[1].realtime.audio_duration: must be > 0 and at most 10m0s`,
 		}},
+		{"invalid-realtime-timeout.yml", []string{
+			`invalid-realtime-timeout.yml:7: targets[0].realtime.audio_duration: pacing realtime sends the audio over its own duration (1m30s), so every request would time out: timeout (1m0s) must exceed it; raise timeout, shorten the audio or use pacing fast`,
+			`invalid-realtime-timeout.yml:13: targets[1].realtime.audio_duration: pacing realtime sends the audio over its own duration (2s), so every request would time out: timeout (2s) must exceed it; raise timeout, shorten the audio or use pacing fast`,
+		}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

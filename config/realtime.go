@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -38,8 +39,9 @@ const (
 	DefaultChunkDuration = 100 * time.Millisecond
 	// DefaultAudioDuration is Realtime.AudioDuration's default when no audio file is set.
 	DefaultAudioDuration = 2 * time.Second
-	// LimitAudioDuration bounds Realtime.AudioDuration.
-	LimitAudioDuration = 10 * time.Minute
+	// LimitAudioDuration bounds Realtime.AudioDuration, as
+	// realtime.MaxAudioDuration bounds an audio file.
+	LimitAudioDuration = realtime.MaxAudioDuration
 	// MinChunkDuration and LimitChunkDuration bound Realtime.ChunkDuration.
 	MinChunkDuration   = 10 * time.Millisecond
 	LimitChunkDuration = 10 * time.Second
@@ -114,12 +116,13 @@ func (t *Target) validateBackend(col *collector, path string) {
 		if t.Workload.Conversation != nil {
 			col.add(path+".workload.conversation", "not supported by backend %s", BackendWebSocket)
 		}
-		t.Realtime.validate(col, path+".realtime")
+		t.Realtime.validate(col, path+".realtime", t.Timeout)
 	}
 }
 
-// validate records the realtime settings' problems.
-func (r *Realtime) validate(col *collector, path string) {
+// validate records the realtime settings' problems; timeout is the
+// target's request timeout.
+func (r *Realtime) validate(col *collector, path string, timeout time.Duration) {
 	if u, err := url.Parse(r.Path); err != nil || !strings.HasPrefix(r.Path, "/") || strings.HasPrefix(r.Path, "//") ||
 		strings.ContainsAny(r.Path, "?# \t") || u.Scheme != "" {
 		col.add(path+".path", "must be an absolute URL path such as %q, without query string or fragment", DefaultRealtimePath)
@@ -129,6 +132,8 @@ func (r *Realtime) validate(col *collector, path string) {
 		col.add(path+".audio_duration", "audio_file and audio_duration are mutually exclusive")
 	case r.AudioFile == "" && (r.AudioDuration <= 0 || r.AudioDuration > LimitAudioDuration):
 		col.add(path+".audio_duration", "must be > 0 and at most %v", LimitAudioDuration)
+	case r.AudioFile == "" && r.outlasts(timeout, r.AudioDuration):
+		col.add(path+".audio_duration", "%s", outlastsMsg(r.AudioDuration, timeout))
 	}
 	if r.ChunkDuration < MinChunkDuration || r.ChunkDuration > LimitChunkDuration {
 		col.add(path+".chunk_duration", "must be between %v and %v", MinChunkDuration, LimitChunkDuration)
@@ -138,14 +143,33 @@ func (r *Realtime) validate(col *collector, path string) {
 	}
 }
 
+// outlasts reports whether audio of duration d, paced by r, takes at least
+// timeout to send, so that every request would time out; a timeout ≤ 0 is
+// reported elsewhere.
+func (r *Realtime) outlasts(timeout, d time.Duration) bool {
+	return r.Pacing == PacingRealtime && timeout > 0 && d >= timeout
+}
+
+// outlastsMsg explains why audio of duration d cannot be sent within timeout.
+func outlastsMsg(d, timeout time.Duration) string {
+	return fmt.Sprintf("pacing realtime sends the audio over its own duration (%v), so every request would time out: "+
+		"timeout (%v) must exceed it; raise timeout, shorten the audio or use pacing fast", d, timeout)
+}
+
 // checkAudio reads the audio file, when there is one, and records why it
-// cannot be sent.
-func (r *Realtime) checkAudio(col *collector, path string) {
+// cannot be sent: unreadable, not PCM16 mono 16 kHz, too long, or, with
+// pacing realtime, not shorter than timeout.
+func (r *Realtime) checkAudio(col *collector, path string, timeout time.Duration) {
 	if r == nil || r.AudioFile == "" {
 		return
 	}
-	if _, err := realtime.LoadWAV(r.AudioFile); err != nil {
+	pcm, err := realtime.LoadWAV(r.AudioFile)
+	if err != nil {
 		col.add(path+".audio_file", "%v", err)
+		return
+	}
+	if d := realtime.AudioDuration(pcm); r.outlasts(timeout, d) {
+		col.add(path+".audio_file", "audio file %s: %s", r.AudioFile, outlastsMsg(d, timeout))
 	}
 }
 

@@ -84,3 +84,37 @@ func TestCheckAudioFile(t *testing.T) {
 		t.Errorf("Check(missing.wav) = %v", err)
 	}
 }
+
+// TestCheckAudioFileOutlastsTimeout checks that Check refuses an audio
+// file that takes at least the timeout to send with pacing realtime (500
+// ms of audio, timeout 500ms), and accepts it with pacing fast or a
+// longer timeout.
+func TestCheckAudioFileOutlastsTimeout(t *testing.T) {
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "speech.wav")
+	if err := os.WriteFile(wav, realtime.EncodeWAV(realtime.Tone(500*time.Millisecond)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "llmprober.yml")
+	for _, c := range []struct{ timeout, pacing, want string }{
+		{"500ms", "realtime", path + ":8: targets[0].realtime.audio_file: audio file " + wav +
+			": pacing realtime sends the audio over its own duration (500ms), so every request would time out: " +
+			"timeout (500ms) must exceed it; raise timeout, shorten the audio or use pacing fast"},
+		{"500ms", "fast", ""},
+		{"501ms", "realtime", ""},
+	} {
+		yml := "targets:\n  - name: rt\n    base_url: http://127.0.0.1:8000/v1\n    model: m\n    backend: openai_websocket\n" +
+			"    timeout: " + c.timeout + "\n    realtime:\n      audio_file: speech.wav\n      pacing: " + c.pacing + "\n"
+		if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cfg.Check()
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || err.Error() != c.want)) {
+			t.Errorf("timeout %s, pacing %s: Check() = %v\nwant %q", c.timeout, c.pacing, err, c.want)
+		}
+	}
+}

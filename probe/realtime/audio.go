@@ -10,18 +10,23 @@ import (
 	"time"
 )
 
-// maxWAVBytes bounds the size of an audio file read: 64 MiB, about 35
-// minutes of 16 kHz PCM16 mono.
-const maxWAVBytes = 64 << 20
+// MaxAudioDuration bounds the audio of a file LoadWAV accepts; the
+// configuration's audio_duration has the same bound.
+const MaxAudioDuration = 10 * time.Minute
+
+// maxWAVBytes bounds the size of an audio file read: MaxAudioDuration of
+// 16 kHz PCM16 mono (19,200,000 bytes) and 1 MiB of headers.
+const maxWAVBytes = int64(MaxAudioDuration/time.Second)*SampleRate*bytesPerSample + 1<<20
 
 // ErrWAVFormat is wrapped by every error about a WAV file that is not
 // RIFF/WAVE PCM16 mono at 16 kHz.
 var ErrWAVFormat = errors.New("not a RIFF/WAVE file of PCM16 mono at 16 kHz")
 
 // LoadWAV reads the WAV file at path and returns its samples: PCM16
-// little-endian mono at 16 kHz, the format the protocol carries. Other
-// formats, truncated files and files without samples are errors naming the
-// file and wrapping ErrWAVFormat.
+// little-endian mono at 16 kHz, the format the protocol carries, at most
+// MaxAudioDuration. Other formats, truncated files and files without
+// samples are errors naming the file and wrapping ErrWAVFormat; longer
+// audio is an error naming the file and the limit.
 func LoadWAV(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -32,14 +37,23 @@ func LoadWAV(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not read audio file %s: %w", path, err)
 	}
-	if len(b) > maxWAVBytes {
-		return nil, fmt.Errorf("audio file %s is larger than %d bytes", path, maxWAVBytes)
+	if int64(len(b)) > maxWAVBytes {
+		return nil, fmt.Errorf("audio file %s is larger than %d bytes: more than %v of PCM16 mono 16 kHz audio",
+			path, maxWAVBytes, MaxAudioDuration)
 	}
 	pcm, err := ParseWAV(b)
 	if err != nil {
 		return nil, fmt.Errorf("audio file %s: %w", path, err)
 	}
+	if d := AudioDuration(pcm); d > MaxAudioDuration {
+		return nil, fmt.Errorf("audio file %s holds %v of audio, more than the limit of %v", path, d, MaxAudioDuration)
+	}
 	return pcm, nil
+}
+
+// AudioDuration returns the duration of pcm, PCM16 mono at 16 kHz.
+func AudioDuration(pcm []byte) time.Duration {
+	return time.Duration(len(pcm)/bytesPerSample) * time.Second / SampleRate
 }
 
 // ParseWAV returns the samples of the WAV file b (see LoadWAV).

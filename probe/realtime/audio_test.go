@@ -72,3 +72,36 @@ func FuzzParseWAV(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadWAVLimit checks that a file of 10 minutes of audio (19,200,000
+// bytes of samples) loads, and that one more sample, or a file larger
+// than 10 minutes of samples and 1 MiB of headers, is refused with the
+// file's name and the limit.
+func TestLoadWAVLimit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const tenMinutes = 600 * 16000 * 2
+	if d := realtime.AudioDuration(make([]byte, tenMinutes)); d != 10*time.Minute {
+		t.Errorf("AudioDuration(19200000 bytes) = %v, want 10m", d)
+	}
+	pcm, err := realtime.LoadWAV(write("ten.wav", realtime.EncodeWAV(make([]byte, tenMinutes))))
+	if err != nil || len(pcm) != tenMinutes {
+		t.Errorf("10 minutes: %d bytes, %v; want 19200000, no error", len(pcm), err)
+	}
+	longer := write("longer.wav", realtime.EncodeWAV(make([]byte, tenMinutes+2)))
+	want := "audio file " + longer + " holds 10m0.0000625s of audio, more than the limit of 10m0s"
+	if _, err := realtime.LoadWAV(longer); err == nil || err.Error() != want {
+		t.Errorf("10 minutes and a sample: error %v\nwant %s", err, want)
+	}
+	huge := write("huge.wav", make([]byte, tenMinutes+1<<20+1))
+	want = "audio file " + huge + " is larger than 20248576 bytes: more than 10m0s of PCM16 mono 16 kHz audio"
+	if _, err := realtime.LoadWAV(huge); err == nil || err.Error() != want {
+		t.Errorf("huge file: error %v\nwant %s", err, want)
+	}
+}

@@ -2,10 +2,7 @@ package realtime
 
 import (
 	"context"
-	"net/http"
 	"sync"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/llmprober/llmprober/probe"
 )
@@ -37,15 +34,10 @@ func (b *Backend) newRecord(req *probe.Request) *probe.Record {
 	}
 }
 
-// dialer returns the WebSocket dialer of the backend's connections: the
-// proxy from the environment, the target's TLS settings, no compression.
-func (b *Backend) dialer() *websocket.Dialer {
-	return &websocket.Dialer{Proxy: http.ProxyFromEnvironment, TLSClientConfig: b.cfg.TLS}
-}
-
 // run connects, streams the audio and reads the transcript; it returns nil
-// once transcription.done was read. Every goroutine it starts has ended
-// when it returns.
+// once transcription.done was read. The connection closes when rctx is
+// done (see dialer), which ends every read and write. Every goroutine it
+// starts has ended when it returns.
 func (s *session) run(rctx context.Context) error {
 	s.rec.RequestStart = s.b.cfg.Clock.Now()
 	conn, resp, err := s.b.dialer().DialContext(rctx, s.b.url, s.b.cfg.Header)
@@ -58,19 +50,10 @@ func (s *session) run(rctx context.Context) error {
 	s.conn = conn
 	conn.SetReadLimit(s.b.cfg.MaxMessageBytes)
 	var wg sync.WaitGroup
-	over := make(chan struct{})
 	defer func() {
-		close(over)
 		_ = conn.Close()
 		wg.Wait()
 	}()
-	wg.Go(func() { // a cancelled request unblocks reads and writes
-		select {
-		case <-rctx.Done():
-			_ = conn.Close()
-		case <-over:
-		}
-	})
 	if err := s.open(); err != nil {
 		return err
 	}

@@ -12,16 +12,18 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/realtime"
 )
 
 // script is a hand-written server: it sends session.created, reads the
 // client's events in the background, and once the first audio chunk has
-// arrived writes msgs, then does end; final is closed once the client's
-// final commit has arrived.
+// arrived (or the final commit, with afterFinal) writes msgs, then does
+// end; final is closed once the client's final commit has arrived.
 type script struct {
-	msgs []string
-	end  func(c *websocket.Conn, final <-chan struct{})
+	msgs       []string
+	afterFinal bool
+	end        func(c *websocket.Conn, final <-chan struct{})
 }
 
 // serve starts a server playing sc; it is closed when the test ends.
@@ -55,6 +57,9 @@ func serve(t *testing.T, sc script) string {
 		}()
 		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"session.created","id":"s"}`))
 		<-audio
+		if sc.afterFinal {
+			<-final
+		}
 		for _, m := range sc.msgs {
 			_ = c.WriteMessage(websocket.TextMessage, []byte(m))
 		}
@@ -107,6 +112,8 @@ func TestBadServers(t *testing.T) {
 		{"unknown events past the bound", script{msgs: unknown(4)}, probe.ErrorProtocol, `more than 3 events of unknown types (the last "vendor.thing")`},
 		{"error as a string (vLLM)", script{msgs: []string{delta, `{"type":"error","error":"model not loaded","code":"x"}`}}, probe.ErrorStream, "server error event: model not loaded"},
 		{"error as an object (OpenAI)", script{msgs: []string{`{"type":"error","error":{"type":"invalid_request_error","message":"bad audio"}}`}}, probe.ErrorStream, "server error event: bad audio"},
+		{"transcription failed (OpenAI)", script{msgs: []string{delta, `{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","content_index":0,"error":{"type":"transcription_error","code":"audio_unintelligible","message":"audio unintelligible"}}`}, afterFinal: true},
+			probe.ErrorStream, "transcription failed: audio unintelligible"},
 		{"never done", script{msgs: []string{delta}}, probe.ErrorTimeout, "timed out after 300ms"},
 	}
 	for _, c := range cases {
@@ -132,7 +139,7 @@ func TestUnknownEventsWithinBound(t *testing.T) {
 		`{"type":"conversation.item.input_audio_transcription.delta","item_id":"i","delta":""}`,
 		`{"type":"input_audio_buffer.committed"}`, `{"type":"vendor.c"}`, delta,
 		`{"type":"conversation.item.input_audio_transcription.completed","transcript":"a hi","usage":{"type":"tokens","input_tokens":7,"output_tokens":2,"total_tokens":9}}`}
-	b := newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs}), Timeout: 5 * time.Second, MaxUnknownEvents: 3})
+	b := newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs, afterFinal: true}), Timeout: 5 * time.Second, MaxUnknownEvents: 3})
 	rec := do(b)
 	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
 	if rec.Iterations != 2 || len(rec.ChunkTimes) != 4 || rec.OutputTokens != 2 || rec.PromptTokens != 7 {
@@ -145,10 +152,29 @@ func TestUnknownEventsWithinBound(t *testing.T) {
 // number of non-empty deltas.
 func TestCountedTokensWithoutUsage(t *testing.T) {
 	msgs := []string{delta, delta, delta, `{"type":"transcription.done","text":"hi hi hi"}`}
-	rec := do(newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs}), Timeout: 5 * time.Second}))
+	rec := do(newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs, afterFinal: true}), Timeout: 5 * time.Second}))
 	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
 	if rec.OutputTokens != 3 || rec.OutputTokensFrom != probe.TokensCounted || rec.PromptTokensFrom != probe.TokensUnknown {
 		t.Errorf("output %d from %q, prompt from %q; want 3 counted, unknown", rec.OutputTokens, rec.OutputTokensFrom, rec.PromptTokensFrom)
+	}
+}
+
+// TestDoneBeforeCommit checks that a final transcript that comes while
+// the audio is still being sent is a protocol error, in either spelling:
+// with real-time pacing on a clock that never moves, the client is still
+// waiting to send its second chunk when the server's answer to the first
+// arrives.
+func TestDoneBeforeCommit(t *testing.T) {
+	for _, done := range []string{`{"type":"transcription.done","text":"hi"}`,
+		`{"type":"conversation.item.input_audio_transcription.completed","item_id":"i","transcript":"hi"}`} {
+		b := newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: []string{delta, done}}),
+			Pacing: realtime.PacingRealtime, Clock: clock.NewFake(t0)})
+		rec := do(b)
+		checkOutcome(t, rec, probe.Errored, probe.ErrorProtocol)
+		want := "transcription done before the input was committed"
+		if !strings.HasPrefix(rec.Error, want) || len(rec.Sent) != 1 {
+			t.Errorf("error %q, %d chunks sent; want it to start %q, 1", rec.Error, len(rec.Sent), want)
+		}
 	}
 }
 

@@ -18,12 +18,15 @@
 // names, with the OpenAI spellings accepted, are in protocol.go.
 //
 // Outcomes: a refused handshake is http_429, http_4xx or http_5xx by its
-// status (any other non-101 answer is a protocol error); a connection
-// that fails or is cut before transcription.done is a connection error,
-// one closed cleanly before it a protocol error, as are malformed events,
-// binary messages and more than MaxUnknownEvents events of unknown types;
-// an error event is stream_error. The backend's timeout makes the request
-// errored with timeout, a cancelled parent context incomplete.
+// status (any other non-101 answer, or one that is not HTTP, is a protocol
+// error); a connection that fails or is cut before transcription.done is a
+// connection error, one closed cleanly before it a protocol error, as are
+// malformed events, binary messages, more than MaxUnknownEvents events of
+// unknown types and a transcription.done before the final commit was
+// sent; an error event (or OpenAI's transcription failed) is stream_error.
+// The backend's timeout makes the request errored with timeout, a
+// cancelled parent context incomplete; either closes the connection at
+// once, in the handshake too.
 package realtime
 
 import (

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"unicode"
 
@@ -62,10 +63,13 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 }
 
 // handshakeError classifies a failed handshake: a status ≥ 400 by its
-// class, any other answer that is not an upgrade as a protocol error, no
-// answer as a connection error.
+// class, any other answer that is not an upgrade as a protocol error, as
+// is an answer that is not HTTP at all; no answer is a connection error.
 func handshakeError(err error, resp *http.Response) error {
 	if resp == nil {
+		if notHTTP(err) {
+			return fail(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
+		}
 		return fmt.Errorf("could not connect: %w", err)
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -87,6 +91,23 @@ func handshakeError(err error, resp *http.Response) error {
 		msg = m
 	}
 	return fail(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
+}
+
+// notHTTP reports whether err is net/http's or net/textproto's verdict on
+// a response it could not parse, however wrapped: a malformed status line
+// ("malformed HTTP response", "… status code", "… version", worded so
+// since Go 1) or a textproto.ProtocolError (malformed header lines).
+func notHTTP(err error) bool {
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return true
+	}
+	for ; err != nil; err = errors.Unwrap(err) {
+		if strings.HasPrefix(err.Error(), "malformed HTTP ") {
+			return true
+		}
+	}
+	return false
 }
 
 // readError classifies a failed read before transcription.done: a clean

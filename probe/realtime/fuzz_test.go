@@ -27,6 +27,7 @@ func FuzzServerEvents(f *testing.F) {
 		b := &Backend{cfg: Config{MaxUnknownEvents: 2, Clock: clock.NewFake(time.Unix(0, 0))}}
 		rec := &probe.Record{}
 		s := &session{b: b, rec: rec}
+		s.committed.Store(true)
 		mt := websocket.BinaryMessage
 		if text {
 			mt = websocket.TextMessage

@@ -36,13 +36,19 @@ const (
 	// EventError reports an error: "error" is an object with "message"
 	// (OpenAI) or a plain string (vLLM).
 	EventError = "error"
+	// EventOpenAIFailed is OpenAI's report that transcribing a committed
+	// item failed: {"type", "item_id", "content_index", "error"}, "error"
+	// an object with "message"; it ends the request as an error event does.
+	EventOpenAIFailed = "conversation.item.input_audio_transcription.failed"
 )
 
-// createdEvents, deltaEvents and doneEvents map each spelling of an event to true.
+// createdEvents, deltaEvents, doneEvents and errorEvents map each spelling
+// of an event to true.
 var (
 	createdEvents = map[string]bool{EventSessionCreated: true, EventTranscriptionSessionCreated: true}
 	deltaEvents   = map[string]bool{EventDelta: true, EventOpenAIDelta: true}
 	doneEvents    = map[string]bool{EventDone: true, EventOpenAICompleted: true}
+	errorEvents   = map[string]bool{EventError: true, EventOpenAIFailed: true}
 )
 
 // ignoredEvents are server events that carry nothing llmprober measures;

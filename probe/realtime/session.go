@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -18,13 +19,15 @@ import (
 const closeWait = time.Second
 
 // session is one request's connection and what it measured so far. The
-// writer sets rec.Sent, the reader every other field, so they share nothing.
+// writer sets rec.Sent and committed, the reader every other field; the
+// reader only reads committed, which is atomic.
 type session struct {
-	b       *Backend
-	rec     *probe.Record
-	conn    *websocket.Conn
-	tok     tokens
-	unknown int
+	b         *Backend
+	rec       *probe.Record
+	conn      *websocket.Conn
+	tok       tokens
+	unknown   int
+	committed atomic.Bool // set just before the final commit is sent
 }
 
 // Client events as sent.
@@ -108,7 +111,7 @@ func (s *session) open() error {
 		case createdEvents[ev.Type]:
 			return s.sendAll(sessionUpdate{Type: EventSessionUpdate, Model: s.b.cfg.Model},
 				commitEvent{Type: EventCommit})
-		case ev.Type == EventError:
+		case errorEvents[ev.Type]:
 			return errorEvent(ev)
 		case !ignoredEvents[ev.Type]:
 			if err := s.unknownEvent(ev.Type); err != nil {
@@ -153,6 +156,7 @@ func (s *session) write(rctx context.Context, readerDone <-chan struct{}) error 
 		}
 		s.rec.Sent = append(s.rec.Sent, last)
 	}
+	s.committed.Store(true)
 	return s.sendAll(commitEvent{Type: EventCommit, Final: true})
 }
 
@@ -221,11 +225,14 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 			}
 		}
 	case doneEvents[ev.Type]:
+		if !s.committed.Load() {
+			return false, fail(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
+		}
 		s.chunk(now)
 		s.tok.add(ev.Usage)
 		rec.End = now
 		return true, nil
-	case ev.Type == EventError:
+	case errorEvents[ev.Type]:
 		return false, errorEvent(ev)
 	case ignoredEvents[ev.Type], createdEvents[ev.Type]:
 	default:
@@ -251,12 +258,18 @@ func (s *session) unknownEvent(typ string) error {
 	return nil
 }
 
-// errorEvent returns the failure of an error event.
+// errorEvent returns the failure of an error event: "server error event"
+// or, for OpenAI's failed transcription, "transcription failed", then the
+// error's message when it has one.
 func errorEvent(ev serverEvent) error {
-	if m := errorText(ev.Error); m != "" {
-		return fail(probe.ErrorStream, "server error event: %s", m)
+	what := "server error event"
+	if ev.Type == EventOpenAIFailed {
+		what = "transcription failed"
 	}
-	return fail(probe.ErrorStream, "server error event")
+	if m := errorText(ev.Error); m != "" {
+		return fail(probe.ErrorStream, "%s: %s", what, m)
+	}
+	return fail(probe.ErrorStream, "%s", what)
 }
 
 // close says goodbye after a successful request.

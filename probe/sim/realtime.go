@@ -25,7 +25,10 @@ const RealtimePath = "/v1/realtime"
 type RealtimeConfig struct {
 	// DeltaLatency is the delay from the arrival of each audio chunk
 	// (input_audio_buffer.append) to the transcription.delta that answers
-	// it, drawn once per chunk; deltas are sent in the order of their chunks.
+	// it, drawn once per chunk; deltas are sent in the order of their
+	// chunks. Chunks are read as they come, whatever the deltas still
+	// unsent (up to 60000, 10 minutes of 10 ms chunks; beyond that a chunk
+	// gets no delta).
 	DeltaLatency Latency
 	// Clock runs the delta delays; nil means clock.Real(). The log's
 	// instants are read from time.Now whatever the clock.
@@ -60,7 +63,7 @@ func (s *Server) handleRealtime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusSwitchingProtocols
-	rt := &rtSession{s: s, conn: conn, rec: rec, rng: rng, queue: make(chan rtItem, 64), gone: make(chan struct{}), quit: make(chan struct{})}
+	rt := &rtSession{s: s, conn: conn, rec: rec, rng: rng, queue: newRTQueue(), gone: make(chan struct{})}
 	rt.serve()
 }
 
@@ -88,23 +91,16 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, rec *RequestLog)
 	return true
 }
 
-// rtItem is what the writer sends next: a delta once its timer fires, or
-// the final transcript (timer nil).
-type rtItem struct {
-	timer clock.Timer
-	word  string
-}
-
 // rtSession is one realtime connection being served. The reader goroutine
-// queues the deltas; the handler's goroutine writes them.
+// queues the deltas, never waiting for the writer; the handler's goroutine
+// writes them.
 type rtSession struct {
 	s     *Server
 	conn  *websocket.Conn
 	rec   *RequestLog
 	rng   *rand.Rand
-	queue chan rtItem
+	queue *rtQueue
 	gone  chan struct{} // closed when the reader has ended
-	quit  chan struct{} // closed when the writer has ended
 
 	mu    sync.Mutex // guards rec.PromptTokens, written by the reader
 	words []string
@@ -115,23 +111,23 @@ type rtSession struct {
 func (rt *rtSession) serve() {
 	var wg sync.WaitGroup
 	defer func() {
-		close(rt.quit)
+		rt.queue.close()
 		_ = rt.conn.Close()
 		wg.Wait()
-		rt.stopTimers()
 	}()
 	if !rt.send(map[string]any{"type": realtime.EventSessionCreated, "id": rt.rec.ID, "created": time.Now().Unix()}, false) {
 		return
 	}
 	wg.Go(rt.read)
 	for {
-		var it rtItem
-		select {
-		case it = <-rt.queue:
-		case <-rt.gone:
-			rt.rec.Canceled = true
-			return
-		case <-rt.s.done:
+		it, ok := rt.queue.pop()
+		if !ok {
+			select {
+			case <-rt.queue.wake:
+				continue
+			case <-rt.gone:
+			case <-rt.s.done:
+			}
 			rt.rec.Canceled = true
 			return
 		}
@@ -245,18 +241,4 @@ func (rt *rtSession) write(b []byte, token bool) bool {
 		rt.rec.TokenSent = append(rt.rec.TokenSent, now)
 	}
 	return true
-}
-
-// stopTimers stops the timers of deltas never sent.
-func (rt *rtSession) stopTimers() {
-	for {
-		select {
-		case it := <-rt.queue:
-			if it.timer != nil {
-				it.timer.Stop()
-			}
-		default:
-			return
-		}
-	}
 }

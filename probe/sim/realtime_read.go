@@ -39,7 +39,7 @@ func (rt *rtSession) read() {
 		case realtime.EventCommit:
 			if ev.Final {
 				final = true
-				rt.enqueue(rtItem{})
+				rt.queue.push(rtItem{})
 			}
 		}
 	}
@@ -57,16 +57,7 @@ func (rt *rtSession) audio(b64 string, clk clock.Clock) {
 	rt.rec.PromptTokens += max(len(pcm)/2/160, 1) // one token per 10 ms of audio
 	rt.mu.Unlock()
 	word := " " + vocabulary[rt.rng.IntN(len(vocabulary))]
-	rt.enqueue(rtItem{timer: clk.NewTimer(draw(rt.rng, rt.s.cfg.Realtime.DeltaLatency)), word: word})
-}
-
-// enqueue queues it; when the session has ended it stops its timer instead.
-func (rt *rtSession) enqueue(it rtItem) {
-	select {
-	case rt.queue <- it:
-	case <-rt.quit:
-		if it.timer != nil {
-			it.timer.Stop()
-		}
+	if !rt.queue.push(rtItem{timer: clk.NewTimer(draw(rt.rng, rt.s.cfg.Realtime.DeltaLatency)), word: word}) {
+		slog.Debug("sim realtime delta dropped: too many unsent", "id", rt.rec.ID, "limit", maxPendingDeltas)
 	}
 }
