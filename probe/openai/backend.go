@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // exchange is the state of one request and its response.
@@ -50,9 +51,9 @@ func (b *Backend) newRecord(req *probe.Request) *probe.Record {
 func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *exchange) error {
 	hreq, err := b.newRequest(x.tr.withTrace(rctx), x.req)
 	if err != nil {
-		return fail(probe.ErrorProtocol, "could not build request: %v", err)
+		return probe.Failf(probe.ErrorProtocol, "could not build request: %v", err)
 	}
-	stop := b.armTimeout(cancel)
+	stop := clock.CancelAfter(b.cfg.Clock, b.cfg.Timeout, cancel, probe.ErrTimeout)
 	defer stop()
 	x.rec.RequestStart = b.cfg.Clock.Now()
 	resp, err := b.client.Do(hreq)
@@ -66,37 +67,13 @@ func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *ex
 		return b.statusError(resp)
 	case resp.StatusCode >= 300:
 		drain(resp.Body)
-		return fail(probe.ErrorProtocol, "HTTP %d: redirect to %q not followed", resp.StatusCode, resp.Header.Get("Location"))
+		return probe.Failf(probe.ErrorProtocol, "HTTP %d: redirect to %q not followed", resp.StatusCode, resp.Header.Get("Location"))
 	case resp.StatusCode < 200:
 		drain(resp.Body)
-		return fail(probe.ErrorProtocol, "unexpected HTTP status %d", resp.StatusCode)
+		return probe.Failf(probe.ErrorProtocol, "unexpected HTTP status %d", resp.StatusCode)
 	case b.cfg.Stream:
 		return b.readStream(resp, x)
 	default:
 		return b.readBody(resp, x)
-	}
-}
-
-// armTimeout starts the request timeout on the backend's clock; when it
-// fires, the request's context is cancelled with errTimeout. The returned
-// function stops it and waits for its goroutine.
-func (b *Backend) armTimeout(cancel context.CancelCauseFunc) func() {
-	if b.cfg.Timeout <= 0 {
-		return func() {}
-	}
-	t := b.cfg.Clock.NewTimer(b.cfg.Timeout)
-	quit, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		select {
-		case <-t.C():
-			cancel(errTimeout)
-		case <-quit:
-		}
-	}()
-	return func() {
-		t.Stop()
-		close(quit)
-		<-exited
 	}
 }

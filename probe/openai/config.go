@@ -91,13 +91,13 @@ type Config struct {
 // Backend sends requests to one OpenAI-compatible endpoint. It implements
 // probe.Backend and is safe for concurrent use.
 type Backend struct {
-	cfg     Config
-	url     string
-	chat    bool
-	header  http.Header
-	fields  []string
-	secrets []string
-	client  *http.Client
+	cfg    Config
+	url    string
+	chat   bool
+	header http.Header
+	fields []string
+	redact probe.Redactor
+	client *http.Client
 }
 
 var _ probe.Backend = (*Backend)(nil)
@@ -117,13 +117,13 @@ func New(cfg Config) (*Backend, error) {
 	client := *cfg.Client
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	b := &Backend{
-		cfg:     cfg,
-		url:     strings.TrimRight(cfg.BaseURL, "/") + path,
-		chat:    cfg.API == apiChat,
-		header:  cfg.Header.Clone(),
-		fields:  slices.Clone(cfg.MaxTokensFields),
-		secrets: secretsLongestFirst(cfg.Secrets),
-		client:  &client,
+		cfg:    cfg,
+		url:    strings.TrimRight(cfg.BaseURL, "/") + path,
+		chat:   cfg.API == apiChat,
+		header: cfg.Header.Clone(),
+		fields: slices.Clone(cfg.MaxTokensFields),
+		redact: probe.NewRedactor(cfg.Secrets),
+		client: &client,
 	}
 	if b.header == nil {
 		b.header = http.Header{}

@@ -82,7 +82,7 @@ func checkRecord(t *testing.T, rec *probe.Record, stream bool) {
 	default:
 		t.Fatalf("outcome %q without cancellation", rec.Outcome)
 	}
-	if strings.Contains(rec.Error, fuzzSecret) || utf8.RuneCountInString(rec.Error) > maxErrorChars || !utf8.ValidString(rec.Error) {
+	if strings.Contains(rec.Error, fuzzSecret) || utf8.RuneCountInString(rec.Error) > probe.MaxErrorChars || !utf8.ValidString(rec.Error) {
 		t.Fatalf("unsafe error text %q", rec.Error)
 	}
 	if rec.Iterations > len(rec.ChunkTimes) || (rec.Iterations == 0) != rec.FirstToken.IsZero() {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/llmprober/llmprober/probe"
 )
 
 // drainBytes bounds how much of an unwanted or error body is read, in bytes.
@@ -38,7 +40,7 @@ func bodyMessage(data []byte) string {
 			}
 		}
 	}
-	return string(bytes.TrimSpace(data[:min(len(data), 4*maxErrorChars)]))
+	return string(bytes.TrimSpace(data[:min(len(data), 4*probe.MaxErrorChars)]))
 }
 
 // errorMessage returns the text of an error value: a string as it is, an

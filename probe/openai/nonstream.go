@@ -18,17 +18,17 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	}
 	x.rec.End = b.cfg.Clock.Now()
 	if int64(len(data)) > b.cfg.MaxBodyBytes {
-		return fail(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
+		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return fail(probe.ErrorProtocol, "could not decode response: %v: %s", err, bodyMessage(data))
+		return probe.Failf(probe.ErrorProtocol, "could not decode response: %v: %s", err, bodyMessage(data))
 	}
 	if m := errorMessage(c.Error); m != "" {
-		return fail(probe.ErrorProtocol, "error in response: %s", m)
+		return probe.Failf(probe.ErrorProtocol, "error in response: %s", m)
 	}
 	if len(c.Choices) == 0 {
-		return fail(probe.ErrorProtocol, "response has no choices")
+		return probe.Failf(probe.ErrorProtocol, "response has no choices")
 	}
 	x.tok.add(c.Usage)
 	return nil

@@ -21,7 +21,7 @@ func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
 		msg := bodyMessage(readLimited(resp.Body))
-		return fail(probe.ErrorProtocol, "unexpected content type %q for a stream: %s", ct, msg)
+		return probe.Failf(probe.ErrorProtocol, "unexpected content type %q for a stream: %s", ct, msg)
 	}
 	s := stream{rec: x.rec, tok: &x.tok}
 	r := sse.NewReader(resp.Body, b.cfg.MaxEventBytes)
@@ -31,9 +31,9 @@ func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 		case errors.Is(err, io.EOF) && s.finished:
 			return nil
 		case errors.Is(err, io.EOF):
-			return fail(probe.ErrorProtocol, "stream ended early: no [DONE] and no finish_reason")
+			return probe.Failf(probe.ErrorProtocol, "stream ended early: no [DONE] and no finish_reason")
 		case errors.Is(err, sse.ErrEventTooLarge):
-			return fail(probe.ErrorProtocol, "%v", err)
+			return probe.Failf(probe.ErrorProtocol, "%v", err)
 		case err != nil:
 			return err
 		}
@@ -62,9 +62,9 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	switch ev.Type {
 	case "error":
 		if m := bodyMessage([]byte(ev.Data)); m != "" {
-			return false, fail(probe.ErrorStream, "stream error: %s", m)
+			return false, probe.Failf(probe.ErrorStream, "stream error: %s", m)
 		}
-		return false, fail(probe.ErrorStream, "stream error event")
+		return false, probe.Failf(probe.ErrorStream, "stream error event")
 	case "", "message":
 	default:
 		return false, nil
@@ -79,10 +79,10 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	}
 	var c chunk
 	if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
-		return false, fail(probe.ErrorProtocol, "malformed stream chunk: %v", err)
+		return false, probe.Failf(probe.ErrorProtocol, "malformed stream chunk: %v", err)
 	}
 	if m := errorMessage(c.Error); m != "" {
-		return false, fail(probe.ErrorStream, "stream error: %s", m)
+		return false, probe.Failf(probe.ErrorStream, "stream error: %s", m)
 	}
 	s.tok.add(c.Usage)
 	s.finished = s.finished || c.finished()

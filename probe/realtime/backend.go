@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
 )
 
 // Do sends the audio as one request and returns its record; see probe.Backend.
@@ -15,7 +16,7 @@ func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
 	rec := b.newRecord(req)
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := b.armTimeout(cancel)
+	stop := clock.CancelAfter(b.cfg.Clock, b.cfg.Timeout, cancel, probe.ErrTimeout)
 	s := &session{b: b, rec: rec}
 	err := s.run(rctx)
 	stop()
@@ -75,28 +76,4 @@ func (s *session) run(rctx context.Context) error {
 		s.close()
 	}
 	return err
-}
-
-// armTimeout starts the request timeout on the backend's clock; when it
-// fires, the request's context is cancelled with errTimeout. The returned
-// function stops it and waits for its goroutine.
-func (b *Backend) armTimeout(cancel context.CancelCauseFunc) func() {
-	if b.cfg.Timeout <= 0 {
-		return func() {}
-	}
-	t := b.cfg.Clock.NewTimer(b.cfg.Timeout)
-	quit, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		select {
-		case <-t.C():
-			cancel(errTimeout)
-		case <-quit:
-		}
-	}()
-	return func() {
-		t.Stop()
-		close(quit)
-		<-exited
-	}
 }

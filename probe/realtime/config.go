@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -111,10 +110,10 @@ type Config struct {
 // Backend probes one realtime endpoint. It implements probe.Backend and is
 // safe for concurrent use; each request opens its own connection.
 type Backend struct {
-	cfg     Config
-	url     string
-	chunks  [][]byte
-	secrets []string
+	cfg    Config
+	url    string
+	chunks [][]byte
+	redact probe.Redactor
 }
 
 var _ probe.Backend = (*Backend)(nil)
@@ -130,7 +129,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	return &Backend{
 		cfg: cfg, url: u, chunks: Chunks(cfg.Audio, cfg.ChunkDuration),
-		secrets: secretsLongestFirst(cfg.Secrets),
+		redact: probe.NewRedactor(cfg.Secrets),
 	}, nil
 }
 
@@ -190,12 +189,4 @@ func endpoint(base, path string) (string, error) {
 	}
 	u.Path, u.RawPath, u.RawQuery, u.Fragment, u.User = path, "", "", "", nil
 	return u.String(), nil
-}
-
-// secretsLongestFirst returns the non-empty secrets, longest first, so that
-// a secret containing another is replaced whole.
-func secretsLongestFirst(secrets []string) []string {
-	out := slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
-	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return out
 }

@@ -9,29 +9,11 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
-	"unicode"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/llmprober/llmprober/probe"
 )
-
-// errTimeout is the cause given to a request's context when the backend's
-// own timeout fires.
-var errTimeout = errors.New("request timeout")
-
-// failure is a request failure whose error type is already known.
-type failure struct {
-	typ probe.ErrorType
-	msg string
-}
-
-func (f *failure) Error() string { return f.msg }
-
-// fail returns a failure of type typ with a formatted message.
-func fail(typ probe.ErrorType, format string, args ...any) error {
-	return &failure{typ: typ, msg: fmt.Sprintf(format, args...)}
-}
 
 // finish sets the record's end, outcome, error type and error text from
 // err, the result of the exchange. A cancelled parent makes the request
@@ -46,20 +28,20 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 		return
 	}
 	rec.Outcome = probe.Errored
-	var f *failure
+	var f *probe.Failure
 	switch {
 	case parent.Err() != nil:
 		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorCanceled
 		err = fmt.Errorf("canceled: %w", context.Cause(parent))
-	case errors.Is(context.Cause(rctx), errTimeout):
+	case errors.Is(context.Cause(rctx), probe.ErrTimeout):
 		rec.ErrorType = probe.ErrorTimeout
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
 	case errors.As(err, &f):
-		rec.ErrorType = f.typ
+		rec.ErrorType = f.Type
 	default:
 		rec.ErrorType = probe.ErrorConnection
 	}
-	rec.Error = b.bound(err.Error())
+	rec.Error = b.redact.Bound(err.Error())
 }
 
 // handshakeError classifies a failed handshake: a status ≥ 400 by its
@@ -68,7 +50,7 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 func handshakeError(err error, resp *http.Response) error {
 	if resp == nil {
 		if notHTTP(err) {
-			return fail(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
+			return probe.Failf(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
 		}
 		return fmt.Errorf("could not connect: %w", err)
 	}
@@ -85,12 +67,12 @@ func handshakeError(err error, resp *http.Response) error {
 		typ = probe.ErrorHTTP4xx
 	}
 	if typ == probe.ErrorProtocol {
-		return fail(typ, "handshake answered HTTP %d instead of switching protocols", resp.StatusCode)
+		return probe.Failf(typ, "handshake answered HTTP %d instead of switching protocols", resp.StatusCode)
 	}
 	if m := errorText(body); m != "" {
 		msg = m
 	}
-	return fail(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
+	return probe.Failf(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
 }
 
 // notHTTP reports whether err is net/http's or net/textproto's verdict on
@@ -117,9 +99,9 @@ func readError(err error) error {
 	var ce *websocket.CloseError
 	switch {
 	case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
-		return fail(probe.ErrorProtocol, "connection closed (%d %s) before %s", ce.Code, ce.Text, EventDone)
+		return probe.Failf(probe.ErrorProtocol, "connection closed (%d %s) before %s", ce.Code, ce.Text, EventDone)
 	case errors.Is(err, websocket.ErrReadLimit):
-		return fail(probe.ErrorProtocol, "server message too large: %v", err)
+		return probe.Failf(probe.ErrorProtocol, "server message too large: %v", err)
 	}
 	return fmt.Errorf("connection lost before %s: %w", EventDone, err)
 }
@@ -146,22 +128,4 @@ func errorText(raw []byte) string {
 		return errorText(obj.Error)
 	}
 	return ""
-}
-
-// maxErrorChars bounds the length of Record.Error, in characters.
-const maxErrorChars = 200
-
-// bound makes error text safe to show: secrets replaced by "REDACTED",
-// white space and control characters collapsed, invalid UTF-8 replaced,
-// and the result cut to maxErrorChars characters.
-func (b *Backend) bound(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	for _, secret := range b.secrets {
-		s = strings.ReplaceAll(s, secret, "REDACTED")
-	}
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if r := []rune(s); len(r) > maxErrorChars {
-		s = string(r[:maxErrorChars-1]) + "…"
-	}
-	return s
 }

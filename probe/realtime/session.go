@@ -199,13 +199,13 @@ func (s *session) next() (serverEvent, error) {
 func decode(mt int, data []byte) (serverEvent, error) {
 	var ev serverEvent
 	if mt != websocket.TextMessage {
-		return ev, fail(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
+		return ev, probe.Failf(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
 	}
 	if err := json.Unmarshal(data, &ev); err != nil {
-		return ev, fail(probe.ErrorProtocol, "malformed event: %v", err)
+		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
 	}
 	if ev.Type == "" {
-		return ev, fail(probe.ErrorProtocol, "malformed event: no type")
+		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: no type")
 	}
 	return ev, nil
 }
@@ -226,7 +226,7 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 		}
 	case doneEvents[ev.Type]:
 		if !s.committed.Load() {
-			return false, fail(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
+			return false, probe.Failf(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
 		}
 		s.chunk(now)
 		s.tok.add(ev.Usage)
@@ -253,7 +253,7 @@ func (s *session) chunk(now time.Time) {
 func (s *session) unknownEvent(typ string) error {
 	s.unknown++
 	if s.unknown > s.b.cfg.MaxUnknownEvents {
-		return fail(probe.ErrorProtocol, "more than %d events of unknown types (the last %q)", s.b.cfg.MaxUnknownEvents, typ)
+		return probe.Failf(probe.ErrorProtocol, "more than %d events of unknown types (the last %q)", s.b.cfg.MaxUnknownEvents, typ)
 	}
 	return nil
 }
@@ -267,9 +267,9 @@ func errorEvent(ev serverEvent) error {
 		what = "transcription failed"
 	}
 	if m := errorText(ev.Error); m != "" {
-		return fail(probe.ErrorStream, "%s: %s", what, m)
+		return probe.Failf(probe.ErrorStream, "%s: %s", what, m)
 	}
-	return fail(probe.ErrorStream, "%s", what)
+	return probe.Failf(probe.ErrorStream, "%s", what)
 }
 
 // close says goodbye after a successful request.
@@ -280,6 +280,6 @@ func (s *session) close() {
 
 // isTyped reports whether err is a failure whose type is known.
 func isTyped(err error) bool {
-	var f *failure
+	var f *probe.Failure
 	return errors.As(err, &f)
 }
