@@ -22,6 +22,7 @@ type logObserver struct {
 	mu         sync.Mutex
 	state      map[string]probe.TargetState
 	gateErr    map[string]string
+	gateLogged map[string]time.Time
 	lastLogged map[errorKey]time.Time
 	suppressed map[errorKey]int
 }
@@ -34,17 +35,28 @@ type errorKey struct {
 func newLogObserver(logger *slog.Logger, now func() time.Time) *logObserver {
 	return &logObserver{
 		logger: logger, now: now,
-		state: map[string]probe.TargetState{}, gateErr: map[string]string{},
+		state: map[string]probe.TargetState{}, gateErr: map[string]string{}, gateLogged: map[string]time.Time{},
 		lastLogged: map[errorKey]time.Time{}, suppressed: map[errorKey]int{},
 	}
 }
 
 // readinessFailed remembers the last readiness failure of target, to be shown
-// with its next state change.
+// with its next state change, and logs it when its text changed or
+// errorLogInterval has passed since it was last logged, so that a target
+// waiting at its gate (a wrong port, a bad key) says why from the start.
 func (l *logObserver) readinessFailed(target string, err error) {
+	msg, now := err.Error(), l.now()
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.gateErr[target] = err.Error()
+	prev, last := l.gateErr[target], l.gateLogged[target]
+	l.gateErr[target] = msg
+	logIt := msg != prev || now.Sub(last) >= errorLogInterval
+	if logIt {
+		l.gateLogged[target] = now
+	}
+	l.mu.Unlock()
+	if logIt {
+		l.logger.Info("target not ready yet", "target", target, "error", msg)
+	}
 }
 
 // Scheduled implements probe.Observer.

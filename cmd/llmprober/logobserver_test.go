@@ -39,7 +39,38 @@ func TestLogObserverStateChangesAndRateLimit(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "\n"); n != 5 {
-		t.Errorf("%d log lines, want 5 (waiting, failed, ready, two errors):\n%s", n, out)
+	if n := strings.Count(out, "\n"); n != 6 {
+		t.Errorf("%d log lines, want 6 (waiting, not ready yet, failed, ready, two errors):\n%s", n, out)
+	}
+}
+
+func TestLogObserverReadinessFailures(t *testing.T) {
+	var buf syncBuffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	refused, unauthorized := errors.New("connection refused"), errors.New("HTTP 401")
+	l.readinessFailed("a", refused) // logged: first
+	now = now.Add(2 * time.Second)
+	l.readinessFailed("a", refused)      // same text within a minute: not logged
+	l.readinessFailed("b", refused)      // another target: logged
+	l.readinessFailed("a", unauthorized) // new text: logged
+	now = now.Add(59 * time.Second)
+	l.readinessFailed("a", unauthorized) // 59 s after: not logged
+	now = now.Add(time.Second)
+	l.readinessFailed("a", unauthorized) // 60 s after: logged
+	want := []string{
+		`msg="target not ready yet" target=a error="connection refused"`,
+		`msg="target not ready yet" target=b error="connection refused"`,
+		`msg="target not ready yet" target=a error="HTTP 401"`,
+		`msg="target not ready yet" target=a error="HTTP 401"`,
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d log lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d = %s, want it to contain %s", i, lines[i], w)
+		}
 	}
 }
