@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -147,10 +148,32 @@ func FromEnv(environ map[string]string) (Env, error) {
 	}
 	slices.Sort(e.TargetVars)
 	e.APIKeySet = environ[APIKeyVar] != ""
+	unknown := unknownSLOVars(environ)
 	if err != nil {
-		return e, e.withTargetProblems(envErrors(err))
+		return e, append(unknown, e.withTargetProblems(envErrors(err))...)
+	}
+	if len(unknown) > 0 {
+		return e, unknown
 	}
 	return e, nil
+}
+
+// sloVarPrefix begins the name of every variable of EnvObjective.
+const sloVarPrefix = "LLMPROBER_SLO_"
+
+// unknownSLOVars reports each variable of environ that begins with
+// sloVarPrefix but is not one of EnvObjective's, so that a misspelt
+// threshold is not silently left out of the objective set.
+func unknownSLOVars(environ map[string]string) Errors {
+	known := envVars(reflect.TypeFor[EnvObjective]())
+	names := slices.Sorted(maps.Values(known))
+	var errs Errors
+	for _, name := range slices.Sorted(maps.Keys(environ)) {
+		if strings.HasPrefix(name, sloVarPrefix) && !slices.Contains(names, name) {
+			errs = append(errs, &FieldError{Path: name, Msg: "unknown variable; the objective set's variables are " + strings.Join(names, ", ")})
+		}
+	}
+	return errs
 }
 
 // withTargetProblems returns the variables' parse errors followed by the

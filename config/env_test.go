@@ -348,16 +348,15 @@ func TestFromEnvProcess(t *testing.T) {
 
 func TestResolveEnvObjective(t *testing.T) {
 	e, err := FromEnv(map[string]string{
-		"LLMPROBER_TARGET_URL":   "http://127.0.0.1:8000/v1",
-		"LLMPROBER_MODEL":        "m",
-		"LLMPROBER_SLO_TTFT":     "300ms",
-		"LLMPROBER_SLO_ITL":      "40ms",
-		"LLMPROBER_SLO_PERIOD":   "28d",
-		"LLMPROBER_SLO_LATENCY":  "",
-		"LLMPROBER_SLO_NAME":     "",
-		"LLMPROBER_SLO_TTFOT":    "",
-		"LLMPROBER_SLO_TPOT":     "",
-		"LLMPROBER_SLO_SCHEDULE": "ignored: not a variable",
+		"LLMPROBER_TARGET_URL":  "http://127.0.0.1:8000/v1",
+		"LLMPROBER_MODEL":       "m",
+		"LLMPROBER_SLO_TTFT":    "300ms",
+		"LLMPROBER_SLO_ITL":     "40ms",
+		"LLMPROBER_SLO_PERIOD":  "28d",
+		"LLMPROBER_SLO_LATENCY": "",
+		"LLMPROBER_SLO_NAME":    "",
+		"LLMPROBER_SLO_TTFOT":   "",
+		"LLMPROBER_SLO_TPOT":    "",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -397,6 +396,10 @@ func TestResolveEnvObjectiveErrorsNameVariables(t *testing.T) {
 	}{
 		{"bad period", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_PERIOD": "30x"},
 			`LLMPROBER_SLO_PERIOD: invalid period: use days or weeks, such as "30d" or "4w", or a duration such as "720h"`},
+		{"misspelt threshold", map[string]string{"LLMPROBER_SLO_TTF": "500ms"},
+			"LLMPROBER_SLO_TTF: unknown variable; the objective set's variables are LLMPROBER_SLO_ATTAINMENT, LLMPROBER_SLO_ITL, " +
+				"LLMPROBER_SLO_LATENCY, LLMPROBER_SLO_NAME, LLMPROBER_SLO_PERIOD, LLMPROBER_SLO_SCHEDULED_LATENCY, " +
+				"LLMPROBER_SLO_TPOT, LLMPROBER_SLO_TTFOT, LLMPROBER_SLO_TTFT"},
 		{"zero period", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_PERIOD": "0d"},
 			"LLMPROBER_SLO_PERIOD: must be between 3d and 366d (the longest alert window is 3d)"},
 		{"attainment out of range", map[string]string{"LLMPROBER_SLO_TTFT": "1s", "LLMPROBER_SLO_ATTAINMENT": "1.5"},
