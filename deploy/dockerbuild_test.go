@@ -235,8 +235,9 @@ func TestDockerfileBuild(t *testing.T) {
 	}
 	t.Run("version", func(t *testing.T) {
 		out, err := exec.Command(bin, "version").Output()
-		if err != nil || string(out) != "llmprober "+testVersion+"\n" {
-			t.Errorf("version = %q, %v; want %q", out, err, "llmprober "+testVersion+"\n")
+		want := "llmprober " + testVersion + " (revision " + testRevision + ")\n"
+		if err != nil || string(out) != want {
+			t.Errorf("version = %q, %v; want %q", out, err, want)
 		}
 	})
 	t.Run("sidecar env, nothing written", func(t *testing.T) { runSidecar(t, bin) })

@@ -108,7 +108,7 @@ func (opts Options) withDefaults() Options {
 		opts.Version = "unknown"
 	}
 	if opts.Revision == "" {
-		opts.Revision = vcsRevision()
+		opts.Revision = VCSRevision()
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -174,8 +174,8 @@ func (m *Metrics) registerCollectors(opts Options) error {
 	return nil
 }
 
-// vcsRevision returns the VCS revision embedded in the binary, or "unknown".
-func vcsRevision() string {
+// VCSRevision returns the VCS revision embedded in the binary, or "unknown".
+func VCSRevision() string {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" && s.Value != "" {

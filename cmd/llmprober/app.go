@@ -8,6 +8,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/llmprober/llmprober/exporter"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; otherwise
@@ -38,15 +40,16 @@ Usage:
       Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL.
   llmprober check [--config FILE]
       Validate the configuration, list every problem, exit non-zero on any.
-  llmprober sim   [--listen-address ADDR] [--ttft D] [--itl D] [--output-tokens N] [--fault-rate P]
+  llmprober sim   [--listen-address ADDR] [--ttft D] [--itl D] [--output-tokens N] [--fault-rate P] [--seed N]
       Serve the simulated OpenAI-compatible endpoint (loopback by default).
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
+                  [--max-dispatch-delay D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
   llmprober version
-      Print the version.
+      Print the version and the source revision.
 
 Environment:
   LLMPROBER_CONFIG, LLMPROBER_LISTEN_ADDRESS, LLMPROBER_LOG_LEVEL
@@ -56,7 +59,7 @@ Environment:
   OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
       Also push metrics with OTLP (http/protobuf by default, or grpc).
 
-Endpoints: / (landing page), /metrics, /-/healthy, /-/ready.
+Endpoints: / (landing page), /metrics, /-/healthy, /-/ready, /api/v1/targets.
 `
 
 // Run is the whole command line: environ is the environment (name → value); it parses args, runs the subcommand until it
@@ -81,12 +84,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 	case "rules":
 		return rulesCmd(rest, stdout, stderr, environ)
 	case "version", "--version", "-version":
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "version takes no arguments\n")
-			return errUsage
-		}
-		fmt.Fprintln(stdout, "llmprober", buildVersion())
-		return nil
+		return versionCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -139,6 +137,30 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return errUsage
 	}
 	return nil
+}
+
+// versionCmd prints the version and the source revision; --help prints
+// its usage.
+func versionCmd(args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
+		fmt.Fprint(stdout, "Usage: llmprober version\n  Print the version and the source revision.\n")
+		return nil
+	case len(args) > 0:
+		fmt.Fprintf(stderr, "version takes no arguments\n")
+		return errUsage
+	}
+	fmt.Fprintf(stdout, "llmprober %s (revision %s)\n", buildVersion(), buildRevision())
+	return nil
+}
+
+// buildRevision returns the revision set at link time, else the embedded
+// VCS revision, else "unknown".
+func buildRevision() string {
+	if revision != "" {
+		return revision
+	}
+	return exporter.VCSRevision()
 }
 
 // buildVersion returns the version set at link time or recorded by the Go toolchain.

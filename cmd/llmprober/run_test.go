@@ -173,6 +173,7 @@ func TestCheckCommand(t *testing.T) {
 		{"help", []string{"run", "--help"}, nil, 0, []string{"-listen-address"}},
 		{"unknown command", []string{"frobnicate"}, nil, 2, []string{"unknown command"}},
 		{"version with arguments", []string{"version", "x"}, nil, 2, []string{"no arguments"}},
+		{"version help", []string{"version", "--help"}, nil, 0, []string{"Usage: llmprober version"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
