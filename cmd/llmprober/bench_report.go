@@ -97,8 +97,6 @@ type benchReport struct {
 	// CPUSecondsPer1000 is CPUSeconds per 1000 sent requests; 0 when none was sent.
 	CPUSecondsPer1000 float64 `json:"cpu_seconds_per_1000_requests"`
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
-	// PeakRSSBytesPer1000 is PeakRSSBytes per 1000 sent requests; 0 when none was sent.
-	PeakRSSBytesPer1000 float64 `json:"peak_rss_bytes_per_1000_requests"`
 }
 
 // newBenchReport summarises run.
@@ -134,7 +132,6 @@ func newBenchReport(run benchRun) benchReport {
 	r.DispatchDelay, r.Latency = summarizeDelays(dispatch), summarizeDelays(latency)
 	if r.Sent > 0 {
 		r.CPUSecondsPer1000 = r.CPUSeconds * 1000 / float64(r.Sent)
-		r.PeakRSSBytesPer1000 = float64(r.PeakRSSBytes) * 1000 / float64(r.Sent)
 	}
 	return r
 }
@@ -211,8 +208,7 @@ func (r benchReport) writeText(w io.Writer, title string) {
 	fmt.Fprintf(w, "  dispatch delay   %s\n", r.DispatchDelay.text())
 	fmt.Fprintf(w, "  latency          %s (successful requests)\n", r.Latency.text())
 	fmt.Fprintf(w, "  CPU              %.3f s user+sys, %.4f s per 1000 requests\n", r.CPUSeconds, r.CPUSecondsPer1000)
-	fmt.Fprintf(w, "  peak RSS         %.1f MiB, %.3f MiB per 1000 requests\n",
-		float64(r.PeakRSSBytes)/(1<<20), r.PeakRSSBytesPer1000/(1<<20))
+	fmt.Fprintf(w, "  peak RSS         %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 }
 
 // countsText lists non-zero counts as ": a 1, b 2" in name order; empty when none.

@@ -68,7 +68,7 @@ func TestNewBenchReport(t *testing.T) {
 			Incomplete:    1, Dropped: 3, DroppedByReason: map[string]int64{"queue_full": 2, "shutdown": 1},
 			DispatchDelay: wantDispatch, Latency: wantLatency,
 			CPUSeconds: 1.5, CPUSecondsPer1000: 300, // 1.5 s / 5 requests · 1000
-			PeakRSSBytes: 10 * mib, PeakRSSBytesPer1000: 10 * mib * 200, // 10 MiB / 5 · 1000
+			PeakRSSBytes: 10 * mib,
 		},
 	}, {
 		name: "half the rate: 5 sent in 2.5 s at 4 req/s",
@@ -131,7 +131,7 @@ func TestBenchReportText(t *testing.T) {
 		"dispatch delay   p50 3.000 ms, p99 5.000 ms, max 5.000 ms (n=5)\n",
 		"latency          p50 100.000 ms, p99 200.000 ms, max 200.000 ms (n=2)",
 		"CPU              1.500 s user+sys, 300.0000 s per 1000 requests\n",
-		"peak RSS         10.0 MiB, 2000.000 MiB per 1000 requests\n",
+		"peak RSS         10.0 MiB\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
