@@ -77,12 +77,18 @@ func (w *Windows) Close() error {
 	return nil
 }
 
-// Register adds the JSON status API to s: GET /api/v1/targets and
-// GET /api/v1/targets/{name}/windows/{window}; any other path under
-// /api/v1/ answers 404 with a JSON error.
+// Register adds the JSON status API to s: GET (and HEAD) /api/v1/targets
+// and /api/v1/targets/{name}/windows/{window}. Another method on those
+// paths answers 405 with "Allow: GET, HEAD", any other path under /api/v1/
+// 404, both with a JSON error.
 func (w *Windows) Register(s *Server) {
-	s.Handle("GET /api/v1/targets", w.apiHandler(w.listTargets))
-	s.Handle("GET /api/v1/targets/{name}/windows/{window}", w.apiHandler(w.getWindow))
+	for path, f := range map[string]func(apiRequest) (any, *apiError){
+		"/api/v1/targets":                         w.listTargets,
+		"/api/v1/targets/{name}/windows/{window}": w.getWindow,
+	} {
+		s.Handle("GET "+path, w.apiHandler(f))
+		s.Handle(path, http.HandlerFunc(methodNotAllowed))
+	}
 	s.Handle("/api/v1/", w.apiHandler(func(r apiRequest) (any, *apiError) {
 		return nil, &apiError{status: http.StatusNotFound, msg: "unknown API path " + r.req.URL.Path}
 	}))

@@ -27,24 +27,36 @@ type apiError struct {
 func (w *Windows) apiHandler(f func(apiRequest) (any, *apiError)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, aerr := w.serveAPI(r, f)
-		if aerr != nil {
-			body = map[string]string{"error": aerr.msg}
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(body); err != nil {
-			aerr = &apiError{status: http.StatusInternalServerError}
-			buf.Reset()
-			fmt.Fprintf(&buf, "{\"error\": %q}\n", "could not encode response: "+err.Error())
-		}
-		rw.Header().Set("Content-Type", "application/json; charset=utf-8")
-		rw.Header().Set("Cache-Control", "no-store")
-		if aerr != nil {
-			rw.WriteHeader(aerr.status)
-		}
-		_, _ = rw.Write(buf.Bytes())
+		writeAPI(rw, body, aerr)
 	})
+}
+
+// methodNotAllowed answers 405 with "Allow: GET, HEAD" and a JSON error.
+func methodNotAllowed(rw http.ResponseWriter, r *http.Request) {
+	rw.Header().Set("Allow", "GET, HEAD")
+	writeAPI(rw, nil, &apiError{status: http.StatusMethodNotAllowed,
+		msg: "method " + r.Method + " not allowed on " + r.URL.Path})
+}
+
+// writeAPI writes body as JSON, or aerr as {"error": "..."} when not nil.
+func writeAPI(rw http.ResponseWriter, body any, aerr *apiError) {
+	if aerr != nil {
+		body = map[string]string{"error": aerr.msg}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(body); err != nil {
+		aerr = &apiError{status: http.StatusInternalServerError}
+		buf.Reset()
+		fmt.Fprintf(&buf, "{\"error\": %q}\n", "could not encode response: "+err.Error())
+	}
+	rw.Header().Set("Content-Type", "application/json; charset=utf-8")
+	rw.Header().Set("Cache-Control", "no-store")
+	if aerr != nil {
+		rw.WriteHeader(aerr.status)
+	}
+	_, _ = rw.Write(buf.Bytes())
 }
 
 // serveAPI parses the query and calls f.
@@ -72,8 +84,8 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 		if start, ok := wt.store.MeasureStart(); ok {
 			t.MeasureStart = timeJSON(start)
 		}
-		for _, a := range wt.windows {
-			t.Windows = append(t.Windows, newAPIWindow(wt.store.Current(a.length), false, r.records, t.API == apiRealtime))
+		for _, snap := range wt.store.CurrentAll() {
+			t.Windows = append(t.Windows, newAPIWindow(snap, false, r.records, t.API == apiRealtime))
 		}
 		out.Targets = append(out.Targets, t)
 	}

@@ -182,11 +182,13 @@ func newWindowAttrs(target string, length time.Duration, objectives []string) *w
 	return a
 }
 
-// observe reports every target's windows from their cached snapshots.
+// observe reports every target's windows from their cached snapshots, all
+// of a target's taken at one instant.
 func (w *Windows) observe(_ context.Context, o metric.Observer) error {
 	for _, wt := range w.targets {
-		for _, a := range wt.windows {
-			w.observeWindow(o, a, wt.store.Current(a.length))
+		snaps := wt.store.CurrentAll()
+		for i, a := range wt.windows {
+			w.observeWindow(o, a, snaps[i])
 		}
 	}
 	return nil

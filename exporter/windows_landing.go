@@ -92,8 +92,8 @@ func (w *Windows) landing() *landingWindows {
 		for _, o := range wt.store.Objectives() {
 			t.Columns = append(t.Columns, "SLO "+o.Name)
 		}
-		for _, a := range wt.windows {
-			t.Rows = append(t.Rows, newLandingWindowRow(wt.store.Current(a.length), cols))
+		for _, snap := range wt.store.CurrentAll() {
+			t.Rows = append(t.Rows, newLandingWindowRow(snap, cols))
 		}
 		out.Targets = append(out.Targets, t)
 	}

@@ -174,6 +174,9 @@ func TestCheckCommand(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, nil, 2, []string{"unknown command"}},
 		{"version with arguments", []string{"version", "x"}, nil, 2, []string{"no arguments"}},
 		{"version help", []string{"version", "--help"}, nil, 0, []string{"Usage: llmprober version"}},
+		{"sim negative ttft", []string{"sim", "--ttft", "-1s"}, nil, 2, []string{"--ttft: must not be negative (got -1s)"}},
+		{"sim negative itl", []string{"sim", "--itl", "-25ms"}, nil, 2, []string{"--itl: must not be negative (got -25ms)"}},
+		{"sim fault rate", []string{"sim", "--fault-rate", "2"}, nil, 2, []string{"--fault-rate: must be within [0, 1] (got 2)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

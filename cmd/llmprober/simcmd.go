@@ -53,13 +53,30 @@ func simCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return serveSim(ctx, l, sim.New(cfg), stdout)
 }
 
-// simConfig turns the flags into a simulated endpoint's configuration.
-func simConfig(f simFlags) (sim.Config, error) {
+// checkSimFlags reports the first flag out of its range, naming it.
+func checkSimFlags(f simFlags) error {
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"--ttft", f.ttft}, {"--itl", f.itl}} {
+		if d.d < 0 {
+			return fmt.Errorf("%s: must not be negative (got %s)", d.name, d.d)
+		}
+	}
 	if !(f.faultRate >= 0 && f.faultRate <= 1) {
-		return sim.Config{}, fmt.Errorf("--fault-rate must be within [0, 1], got %v", f.faultRate)
+		return fmt.Errorf("--fault-rate: must be within [0, 1] (got %v)", f.faultRate)
 	}
 	if f.outputTokens < 1 {
-		return sim.Config{}, fmt.Errorf("--output-tokens must be at least 1, got %d", f.outputTokens)
+		return fmt.Errorf("--output-tokens: must be at least 1 (got %d)", f.outputTokens)
+	}
+	return nil
+}
+
+// simConfig turns the flags into a simulated endpoint's configuration; an
+// error names the offending flag.
+func simConfig(f simFlags) (sim.Config, error) {
+	if err := checkSimFlags(f); err != nil {
+		return sim.Config{}, err
 	}
 	var faults map[sim.Fault]float64
 	if f.faultRate > 0 {

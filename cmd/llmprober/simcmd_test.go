@@ -24,10 +24,11 @@ func TestSimConfig(t *testing.T) {
 		// 0.8 spread over the 8 fault kinds is 0.1 each.
 		{"faults spread evenly", simFlags{ttft: time.Millisecond, outputTokens: 64, faultRate: 0.8}, 0.1, ""},
 		{"no faults", simFlags{outputTokens: 64}, 0, ""},
-		{"fault rate above 1", simFlags{outputTokens: 64, faultRate: 1.5}, 0, "--fault-rate must be within [0, 1]"},
-		{"negative fault rate", simFlags{outputTokens: 64, faultRate: -0.1}, 0, "--fault-rate must be within [0, 1]"},
-		{"no output", simFlags{outputTokens: 0}, 0, "--output-tokens must be at least 1"},
-		{"negative latency", simFlags{outputTokens: 1, itl: -time.Millisecond}, 0, "negative duration"},
+		{"fault rate above 1", simFlags{outputTokens: 64, faultRate: 1.5}, 0, "--fault-rate: must be within [0, 1] (got 1.5)"},
+		{"negative fault rate", simFlags{outputTokens: 64, faultRate: -0.1}, 0, "--fault-rate: must be within [0, 1] (got -0.1)"},
+		{"no output", simFlags{outputTokens: 0}, 0, "--output-tokens: must be at least 1 (got 0)"},
+		{"negative ttft", simFlags{outputTokens: 1, ttft: -time.Second}, 0, "--ttft: must not be negative (got -1s)"},
+		{"negative itl", simFlags{outputTokens: 1, itl: -time.Millisecond}, 0, "--itl: must not be negative (got -1ms)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

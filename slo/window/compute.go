@@ -126,10 +126,7 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		return snap
 	}
 	snap.Measuring, snap.Approximate, snap.origin = true, g.approximate, g.origin
-	// Start and End are wall-clock instants a whole number of nanoseconds
-	// apart, so that Length is exactly End − Start as printed.
-	snap.End = now.Round(0)
-	snap.Start = snap.End.Add(-time.Duration(g.now - g.start))
+	snap.End, snap.Start = wallBounds(&g)
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(&g)
 	for i := range g.parts {
@@ -143,6 +140,16 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 	}
 	snap.entries = a.entries
 	return snap
+}
+
+// wallBounds returns the wall-clock instants of the window's bounds: the
+// origin's wall-clock reading plus their offsets, so that a window clipped
+// to the measure start starts exactly there and End − Start is exactly the
+// length rates divide by. (now's own wall-clock reading would differ by the
+// few ns between the wall and monotonic readings of the two instants.)
+func wallBounds(g *gathered) (end, start time.Time) {
+	origin := g.origin.Round(0)
+	return origin.Add(time.Duration(g.now)), origin.Add(time.Duration(g.start))
 }
 
 // sloCounts returns the verdict counts of the requests that ended in the

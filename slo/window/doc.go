@@ -105,9 +105,10 @@
 //
 // # Snapshots
 //
-// Snapshot computes a window's figures once and caches them for a short
-// time (one second by default), because Prometheus scrapes and OTLP exports
-// both read them. Records are gathered under the store's lock in time
+// Snapshots computes every window's figures at one instant, which they
+// share as End, and caches them for a short time (one second by default),
+// because Prometheus scrapes and OTLP exports both read them; Snapshot
+// reads one window from that set. Records are gathered under the store's lock in time
 // proportional to the number of buckets; sorting and summarizing happen
 // outside it, so recording a request never waits for a snapshot.
 package window

@@ -30,9 +30,12 @@ type Snapshot struct {
 	// Window is the configured length W.
 	Window time.Duration
 	// Start and End are the bounds used, [Start, End]: End is the instant
-	// of the snapshot, Start is max(End − W, measure start), aligned down
-	// to the bucket grid when Approximate. Both are wall-clock instants
-	// (without a monotonic reading) and End − Start is exactly Length.
+	// of the snapshot (shared by the target's windows taken together),
+	// Start is max(End − W, measure start), aligned down to the bucket grid
+	// when Approximate; a window longer than the time measured starts at
+	// exactly the measure start. Both are wall-clock instants (without a
+	// monotonic reading): the measure start's plus the time measured since,
+	// so End − Start is exactly Length, the length rates divide by.
 	// Before measuring began both are End and carry no meaning.
 	Start, End time.Time
 	// Measuring is false before the measure start (the prober has not
@@ -97,34 +100,59 @@ func (s *Snapshot) Summary(m Metric) stats.ByStatus[Summary] {
 // count toward Concurrency.
 func (s *Snapshot) Running() []time.Time { return slices.Clone(s.running) }
 
-// cache holds a window's last snapshot.
+// cache holds the last snapshots of every window, all taken at one instant.
 type cache struct {
-	mu   sync.Mutex
-	snap *Snapshot
+	mu    sync.Mutex
+	at    time.Time
+	snaps []*Snapshot // one per window, in configured order; nil until taken
 }
 
-// Snapshot returns window w's figures at now, reusing one computed less
-// than the cache TTL before or after now; nil when w is not one of the
-// store's windows. now must not precede the end of a request already
-// recorded: such a request would count as ended in the window.
+// Snapshot returns window w's figures at now, taken with the other windows
+// as by Snapshots; nil when w is not one of the store's windows. With the
+// cache off only w is computed. now must not precede the end of a request
+// already recorded: such a request would count as ended in the window.
 func (s *Store) Snapshot(now time.Time, w time.Duration) *Snapshot {
 	i := slices.Index(s.set.Windows, w)
 	if i < 0 {
 		return nil
 	}
-	c := &s.caches[i]
+	if s.set.CacheTTL < 0 {
+		return s.compute(now, w)
+	}
+	return s.Snapshots(now)[i]
+}
+
+// Snapshots returns every window's figures at one instant, in configured
+// order: now, or the instant of the last snapshots (which are reused) when
+// now lies less than the cache TTL before or after it. All of them share
+// End, and a window longer than the time measured starts exactly at the
+// measure start.
+func (s *Store) Snapshots(now time.Time) []*Snapshot {
+	c := &s.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != nil && s.set.CacheTTL > 0 && absDuration(now.Sub(c.snap.End)) < s.set.CacheTTL {
-		return c.snap
+	if c.snaps != nil && s.set.CacheTTL > 0 && absDuration(now.Sub(c.at)) < s.set.CacheTTL {
+		return slices.Clone(c.snaps)
 	}
-	c.snap = s.compute(now, w)
-	return c.snap
+	snaps := make([]*Snapshot, len(s.set.Windows))
+	for i, w := range s.set.Windows {
+		snaps[i] = s.compute(now, w)
+	}
+	if s.set.CacheTTL > 0 {
+		c.at, c.snaps = now, snaps
+	}
+	return slices.Clone(snaps)
 }
 
 // Current returns window w's snapshot at the store clock's now.
 func (s *Store) Current(w time.Duration) *Snapshot {
 	return s.Snapshot(s.set.Clock.Now(), w)
+}
+
+// CurrentAll returns every window's snapshot at the store clock's now, in
+// configured order, as by Snapshots.
+func (s *Store) CurrentAll() []*Snapshot {
+	return s.Snapshots(s.set.Clock.Now())
 }
 
 func absDuration(d time.Duration) time.Duration {

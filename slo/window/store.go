@@ -22,7 +22,7 @@ type Store struct {
 	ring    *ring      // nil until measuring is scheduled to begin
 	running []time.Time
 
-	caches []cache // one per window, in the order of set.Windows
+	cache cache // the last snapshots, one per window
 }
 
 var _ probe.Observer = (*Store)(nil)
@@ -34,7 +34,7 @@ func NewStore(target string, s Settings) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not create windows of %s: %w", target, err)
 	}
-	return &Store{target: target, set: s, caches: make([]cache, len(s.Windows))}, nil
+	return &Store{target: target, set: s}, nil
 }
 
 // Target returns the target's name.
