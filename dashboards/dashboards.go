@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
@@ -29,6 +30,24 @@ type boardBuilder = dashboard.DashboardBuilder //nolint:staticcheck // classic m
 // newBoard starts a Board titled title.
 func newBoard(title string) *boardBuilder {
 	return dashboard.NewDashboardBuilder(title) //nolint:staticcheck // classic model on purpose, see Board
+}
+
+// newLLMProberBoard returns a board with the settings both dashboards
+// share (tag, crosshair tooltip, 30 s refresh, last 3 hours, browser time
+// zone) and the datasource, job and target variables.
+func newLLMProberBoard(title, uid, description string) *boardBuilder {
+	return newBoard(title).
+		Uid(uid).
+		Description(description).
+		Tags([]string{"llmprober"}).
+		Editable().
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Refresh("30s").
+		Time("now-3h", "now").
+		Timezone(common.TimeZoneBrowser).
+		WithVariable(datasourceVariable()).
+		WithVariable(jobVariable()).
+		WithVariable(targetVariable())
 }
 
 // Generated is one dashboard and the file it is committed as.

@@ -1,10 +1,5 @@
 package dashboards
 
-import (
-	"github.com/grafana/grafana-foundation-sdk/go/common"
-	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
-)
-
 // gateState is each target's start-up state per llmprober instance, as the
 // state timeline encodes it: 1 waiting, 2 ready, 3 failed. Each instance
 // sets exactly one of its target's state series to 1, so the sum is one of
@@ -20,18 +15,8 @@ const gateState = `max by (job, instance, target) (llmprober_target_state{` + by
 // OTLP exports succeed, and its CPU and memory. Variables: datasource, job
 // (the scrape job) and target.
 func ProberHealth() (Board, error) {
-	b := newBoard("llmprober prober health").
-		Uid("llmprober-prober-health").
-		Description("Whether llmprober keeps its schedule, passes its start-up gates, is scraped and exports.").
-		Tags([]string{"llmprober"}).
-		Editable().
-		Tooltip(dashboard.DashboardCursorSyncCrosshair).
-		Refresh("30s").
-		Time("now-3h", "now").
-		Timezone(common.TimeZoneBrowser).
-		WithVariable(datasourceVariable()).
-		WithVariable(jobVariable()).
-		WithVariable(targetVariable())
+	b := newLLMProberBoard("llmprober prober health", "llmprober-prober-health",
+		"Whether llmprober keeps its schedule, passes its start-up gates, is scraped and exports.")
 	schedulePanels(b)
 	gatePanels(b)
 	exportPanels(b)

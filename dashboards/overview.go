@@ -1,10 +1,5 @@
 package dashboards
 
-import (
-	"github.com/grafana/grafana-foundation-sdk/go/common"
-	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
-)
-
 // Label matchers of the overview's queries of llmprober's own series.
 const (
 	byTarget    = byJob + `,target=~"$target"`
@@ -43,18 +38,8 @@ const (
 // datasource, job (the scrape job), target, objective (set), window (of the
 // prober's rolling windows) and period (SLO period of the recording rules).
 func Overview() (Board, error) {
-	b := newBoard("llmprober overview").
-		Uid("llmprober-overview").
-		Description("Synthetic probes of LLM endpoints: SLOs, throughput, errors and latency, per target and objective set.").
-		Tags([]string{"llmprober"}).
-		Editable().
-		Tooltip(dashboard.DashboardCursorSyncCrosshair).
-		Refresh("30s").
-		Time("now-3h", "now").
-		Timezone(common.TimeZoneBrowser).
-		WithVariable(datasourceVariable()).
-		WithVariable(jobVariable()).
-		WithVariable(targetVariable()).
+	b := newLLMProberBoard("llmprober overview", "llmprober-overview",
+		"Synthetic probes of LLM endpoints: SLOs, throughput, errors and latency, per target and objective set.").
 		WithVariable(labelVariable(varObjective, "Objective set", `llmprober_slo_objective_ratio{`+byTarget+`}`,
 			"Objective sets of the selected targets (the objective label).", true)).
 		WithVariable(labelVariable(varWindow, "Window", `llmprober_window_length_seconds{`+byTarget+`}`,
