@@ -76,6 +76,7 @@ type targetState struct {
 	reachedReady bool
 	probed       bool
 	counts       map[probe.Outcome]uint64
+	probes       ProbeCounts
 	recent       *ring
 }
 
@@ -93,7 +94,7 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 		}
 		ts := &targetState{
 			target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
-			counts: map[probe.Outcome]uint64{}, recent: newRing(RecentPerTarget),
+			counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
 		}
 		o.targets = append(o.targets, ts)
 		o.byName[t.Name] = ts
@@ -178,6 +179,7 @@ func (o *Observer) Close() error {
 func (o *Observer) Scheduled(target string) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.target)
+		ts.count(func(p *ProbeCounts) { p.Scheduled++ })
 	}
 }
 
@@ -185,6 +187,7 @@ func (o *Observer) Scheduled(target string) {
 func (o *Observer) Dropped(target string, reason probe.DropReason) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
+		ts.count(func(p *ProbeCounts) { p.Dropped[reason]++ })
 	}
 }
 
@@ -192,7 +195,15 @@ func (o *Observer) Dropped(target string, reason probe.DropReason) {
 func (o *Observer) Started(target string) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.target)
+		ts.count(func(p *ProbeCounts) { p.Sent++ })
 	}
+}
+
+// count updates the target's probe counts under its lock.
+func (ts *targetState) count(f func(*ProbeCounts)) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	f(&ts.probes)
 }
 
 // State implements probe.Observer.
