@@ -344,7 +344,7 @@ func runSidecar(t *testing.T, bin string) {
 
 	waitReady(t, "http://"+addr+"/-/ready")
 	metrics := get(t, "http://"+addr+"/metrics")
-	want := regexp.MustCompile(fmt.Sprintf(`llmprober_build_info\{[^}]*revision=%q,service_instance_id="[^"]+",service_name="llmprober",version=%q\} 1`,
+	want := regexp.MustCompile(fmt.Sprintf(`llmprober_build_info\{[^}]*revision=%q,service_instance_id="inference\.vllm-5d8f7c9b6-x2x7k\.llmprober",service_name="llmprober",version=%q\} 1`,
 		testRevision, testVersion))
 	if !want.MatchString(metrics) {
 		t.Errorf("llmprober_build_info does not match %s", want)
