@@ -200,15 +200,16 @@ func startAlertmanager(t *testing.T, bin string) string {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	cmd := exec.Command(bin, "--config.file="+alertmanagerConfig, "--storage.path="+t.TempDir(),
 		"--web.listen-address="+addr, "--cluster.listen-address=", "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
@@ -225,8 +226,8 @@ func startAlertmanager(t *testing.T, bin string) string {
 			}
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("alertmanager exited: %v\n%s", err, logs.String())
+		case <-exited:
+			t.Fatalf("alertmanager exited: %v\n%s", waitErr, logs.String())
 		default:
 		}
 		if time.Now().After(deadline) {
