@@ -397,6 +397,8 @@ func TestSidecarServiceAndMonitors(t *testing.T) {
 		t.Errorf("ServiceMonitor scrapes port metrics; the Service has %v", svcPorts)
 	}
 
+	checkJobRelabeled(t, "ServiceMonitor", sm.Spec.Endpoints[0].RelabelConfigs)
+
 	pm := only[monitoringv1.PodMonitor](t, ms)
 	if !matches(t, &pm.Spec.Selector, pod.Labels) {
 		t.Errorf("PodMonitor selector %v does not select the pod labels %v", pm.Spec.Selector, pod.Labels)
@@ -414,6 +416,20 @@ func TestSidecarServiceAndMonitors(t *testing.T) {
 		t.Errorf("PodMonitor endpoints (port path) = %q; want one, port metrics, path /metrics", got)
 	} else if containerPort(container(t, &pod.Spec, "llmprober"), "metrics") == 0 {
 		t.Error("PodMonitor scrapes port metrics; the llmprober container has none")
+	}
+	checkJobRelabeled(t, "PodMonitor", eps[0].RelabelConfigs)
+}
+
+// checkJobRelabeled checks that a monitor sets job to the job the bundled
+// rules watch (LLMProberDown).
+func checkJobRelabeled(t *testing.T, monitor string, rcs []monitoringv1.RelabelConfig) {
+	t.Helper()
+	want := slo.DefaultRuleOptions().Job
+	ok := slices.ContainsFunc(rcs, func(rc monitoringv1.RelabelConfig) bool {
+		return rc.TargetLabel == "job" && rc.Replacement != nil && *rc.Replacement == want && strings.EqualFold(rc.Action, "replace")
+	})
+	if !ok {
+		t.Errorf("%s relabelings %+v do not set job to %q, the job of the bundled rules", monitor, rcs, want)
 	}
 }
 
