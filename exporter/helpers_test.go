@@ -25,13 +25,22 @@ var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 // at returns t0 plus ms milliseconds.
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
-// ats returns at(ms) for each ms.
-func ats(ms ...int) []time.Time {
-	out := make([]time.Time, 0, len(ms))
+// ats returns the series of at(ms) for each ms.
+func ats(ms ...int) probe.Instants {
+	var out probe.Instants
 	for _, m := range ms {
-		out = append(out, at(m))
+		out.Add(at(m))
 	}
 	return out
+}
+
+// chunks returns the chunk gaps of chunks that arrived at at(ms) for each ms.
+func chunks(ms ...int) *probe.Gaps {
+	g := &probe.Gaps{}
+	for _, m := range ms {
+		g.Add(at(m))
+	}
+	return g
 }
 
 // Fixture targets: alpha is a streamed chat target with one objective set
@@ -58,7 +67,7 @@ func alphaOK() *probe.Record {
 		HTTP: probe.HTTPTrace{DNSStart: at(10), DNSDone: at(12), ConnectStart: at(12), ConnectDone: at(15),
 			GotConn: at(15), WroteRequest: at(16), FirstByte: at(110)},
 		FirstChunk: at(110), FirstToken: at(260), FirstOutputToken: at(280), LastToken: at(320), End: at(340),
-		ChunkTimes:   ats(110, 260, 280, 300, 320, 330),
+		ChunkGaps:    chunks(110, 260, 280, 300, 320, 330),
 		PromptTokens: 12, PromptTokensFrom: probe.TokensFromUsage,
 		OutputTokens: 4, OutputTokensFrom: probe.TokensFromUsage, Iterations: 4,
 		Outcome: probe.Successful, HTTPStatus: 200,

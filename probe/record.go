@@ -42,12 +42,14 @@ type Record struct {
 
 	// HTTP holds connection-phase instants from net/http/httptrace.
 	HTTP HTTPTrace
-	// ChunkTimes are the arrival times of every stream data event (role, token,
-	// finish and usage chunks; not comments, keep-alives or [DONE]).
-	ChunkTimes []time.Time
-	// Sent and Received are WebSocket packet send times and token receive times;
-	// nil for HTTP requests.
-	Sent, Received []time.Time
+	// ChunkGaps summarizes the arrival times of every stream data event
+	// (role, token, finish and usage chunks; not comments, heartbeats,
+	// keep-alives or [DONE]) and the gaps between them, in constant memory;
+	// nil when no chunk arrived.
+	ChunkGaps *Gaps
+	// Sent and Received summarize the WebSocket packet send times and token
+	// receive times; empty for HTTP requests.
+	Sent, Received Instants
 
 	// PromptTokens is the number of input tokens; PromptTokensFrom says where it came from.
 	PromptTokens     int
@@ -204,26 +206,28 @@ func (r *Record) ScheduledLatency() (time.Duration, bool) {
 // TimeToLastRoundTrip is LastToken − the last sent packet (WebSocket only).
 // Definition: metrics reference, Time To Last Round Trip.
 func (r *Record) TimeToLastRoundTrip() (time.Duration, bool) {
-	if len(r.Sent) == 0 || len(r.Received) == 0 {
+	if r.Sent.Len() == 0 || r.Received.Len() == 0 {
 		return 0, false
 	}
-	return span(r.Sent[len(r.Sent)-1], r.LastToken)
+	return span(r.Sent.Last(), r.LastToken)
 }
 
-// AverageRTT is mean(Received) − mean(Sent) (WebSocket only).
-// Definition: metrics reference, Average Round-Trip Time.
+// AverageRTT is mean(Received) − mean(Sent) (WebSocket only), truncated
+// to the nanosecond. Definition: metrics reference, Average Round-Trip Time.
 func (r *Record) AverageRTT() (time.Duration, bool) {
-	if len(r.Sent) == 0 || len(r.Received) == 0 {
+	if r.Sent.Len() == 0 || r.Received.Len() == 0 {
 		return 0, false
 	}
-	return meanOffset(r.Received, r.Sent[0]) - meanOffset(r.Sent, r.Sent[0]), true
+	ref := r.Sent.First()
+	return time.Duration(r.Received.meanSince(ref) - r.Sent.meanSince(ref)), true
 }
 
-// meanOffset returns the mean of ts measured from ref, computed without overflow.
-func meanOffset(ts []time.Time, ref time.Time) time.Duration {
-	var sum float64
-	for _, t := range ts {
-		sum += float64(t.Sub(ref))
+// AddChunk records a stream data event that arrived at t, after every one
+// added before: the first one is FirstChunk, and each joins ChunkGaps.
+func (r *Record) AddChunk(t time.Time) {
+	if r.ChunkGaps == nil {
+		r.ChunkGaps = &Gaps{}
+		r.FirstChunk = t
 	}
-	return time.Duration(sum / float64(len(ts)))
+	r.ChunkGaps.Add(t)
 }

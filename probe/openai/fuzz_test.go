@@ -85,10 +85,10 @@ func checkRecord(t *testing.T, rec *probe.Record, stream bool) {
 	if strings.Contains(rec.Error, fuzzSecret) || utf8.RuneCountInString(rec.Error) > probe.MaxErrorChars || !utf8.ValidString(rec.Error) {
 		t.Fatalf("unsafe error text %q", rec.Error)
 	}
-	if rec.Iterations > len(rec.ChunkTimes) || (rec.Iterations == 0) != rec.FirstToken.IsZero() {
-		t.Fatalf("iterations %d, chunks %d, first token %v", rec.Iterations, len(rec.ChunkTimes), rec.FirstToken)
+	if rec.Iterations > rec.ChunkGaps.Chunks() || (rec.Iterations == 0) != rec.FirstToken.IsZero() {
+		t.Fatalf("iterations %d, chunks %d, first token %v", rec.Iterations, rec.ChunkGaps.Chunks(), rec.FirstToken)
 	}
-	if !stream && (len(rec.ChunkTimes) != 0 || rec.OutputTokensFrom == probe.TokensCounted) {
+	if !stream && (rec.ChunkGaps.Chunks() != 0 || rec.OutputTokensFrom == probe.TokensCounted) {
 		t.Fatalf("a response without a stream has chunks or counted tokens")
 	}
 	if rec.OutputTokens < 0 || rec.PromptTokens < 0 {

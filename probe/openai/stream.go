@@ -73,10 +73,7 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 		return true, nil
 	}
 	rec := s.rec
-	rec.ChunkTimes = append(rec.ChunkTimes, now)
-	if rec.FirstChunk.IsZero() {
-		rec.FirstChunk = now
-	}
+	rec.AddChunk(now)
 	var c chunk
 	if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
 		return false, probe.Failf(probe.ErrorProtocol, "malformed stream chunk: %v", err)

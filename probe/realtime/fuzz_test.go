@@ -43,8 +43,8 @@ func FuzzServerEvents(f *testing.F) {
 			}
 			now = now.Add(time.Second)
 		}
-		if len(rec.Received) != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
-			t.Fatalf("%d received, %d iterations, first %v last %v", len(rec.Received), rec.Iterations, rec.FirstToken, rec.LastToken)
+		if rec.Received.Len() != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
+			t.Fatalf("%d received, %d iterations, first %v last %v", rec.Received.Len(), rec.Iterations, rec.FirstToken, rec.LastToken)
 		}
 		s.tok.apply(rec)
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 {

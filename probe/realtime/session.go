@@ -154,7 +154,7 @@ func (s *session) write(rctx context.Context, readerDone <-chan struct{}) error 
 		if err := s.conn.WriteJSON(ev); err != nil {
 			return fmt.Errorf("could not send audio: %w", err)
 		}
-		s.rec.Sent = append(s.rec.Sent, last)
+		s.rec.Sent.Add(last)
 	}
 	s.committed.Store(true)
 	return s.sendAll(commitEvent{Type: EventCommit, Final: true})
@@ -218,7 +218,7 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 		s.chunk(now)
 		if ev.Delta != "" {
 			rec.Iterations++
-			rec.Received = append(rec.Received, now)
+			rec.Received.Add(now)
 			rec.LastToken = now
 			if rec.FirstToken.IsZero() {
 				rec.FirstToken, rec.FirstOutputToken = now, now
@@ -242,12 +242,7 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 }
 
 // chunk records a transcript event's arrival.
-func (s *session) chunk(now time.Time) {
-	s.rec.ChunkTimes = append(s.rec.ChunkTimes, now)
-	if s.rec.FirstChunk.IsZero() {
-		s.rec.FirstChunk = now
-	}
-}
+func (s *session) chunk(now time.Time) { s.rec.AddChunk(now) }
 
 // unknownEvent counts an event of unknown type; past the bound it fails.
 func (s *session) unknownEvent(typ string) error {

@@ -111,17 +111,17 @@ func nanos(d time.Duration, defined bool) int64 {
 // the entry's round-trip metrics under probe's definitions: the last
 // packet sent (the last token − the time to last round trip, or the
 // request start when that is undefined), and that plus the average RTT;
-// nil when the request has none (not WebSocket).
-func (e *entry) roundTrips(origin time.Time) (sent, received []time.Time) {
+// empty when the request has none (not WebSocket).
+func (e *entry) roundTrips(origin time.Time) (sent, received probe.Instants) {
 	if e.averageRTT == absent {
-		return nil, nil
+		return sent, received
 	}
 	at := e.start
 	if e.lastRoundTrip != absent && e.last != absent {
 		at = e.last - e.lastRoundTrip
 	}
 	s := instant(at, origin)
-	return []time.Time{s}, []time.Time{s.Add(time.Duration(e.averageRTT))}
+	return probe.InstantsOf(s), probe.InstantsOf(s.Add(time.Duration(e.averageRTT)))
 }
 
 // outcome returns the probe outcome of the entry's status.
