@@ -61,6 +61,22 @@ type Record struct {
 	RequestedOutputTokens int
 	// Iterations is the streaming iteration count: the number of token events.
 	Iterations int
+	// OutputSeen reports that the response carried output: a token event in
+	// a stream, or in a whole response a choice with non-empty content,
+	// reasoning or a tool call. A successful response without it is an empty
+	// reply, which conforms to no objective set.
+	OutputSeen bool
+	// UsageInconsistent reports that the server's usage report could not be
+	// taken as it was: it claimed fewer output tokens than the response
+	// showed (then the token events are counted instead, or for a whole
+	// response the count is unknown), no prompt tokens for a prompt that was
+	// sent (then the workload's count is taken), a count that went down
+	// from one report to the next (the last is taken), or a count that is
+	// negative, fractional or not a number (ignored).
+	UsageInconsistent bool
+	// TokensClamped reports that a token count of the server's was larger
+	// than MaxTokens and is MaxTokens here.
+	TokensClamped bool
 
 	// Outcome is the request's final status.
 	Outcome Outcome
@@ -68,6 +84,10 @@ type Record struct {
 	ErrorType ErrorType
 	// Error is a short human-readable reason, with credentials redacted; never a label.
 	Error string
+	// ErrorCode is the code the server gave with its error (the "code" of
+	// an error event or an error body, such as "500" or "invalid_audio"),
+	// bounded and redacted like Error; empty when it gave none. Never a label.
+	ErrorCode string
 	// HTTPStatus is the response status code, 0 when no response arrived.
 	HTTPStatus int
 }
@@ -122,6 +142,11 @@ func (r *Record) Latency() (time.Duration, bool) {
 	}
 	return span(r.RequestStart, r.End)
 }
+
+// HasOutput reports whether the response carried any output: a token
+// event (Iterations > 0) or OutputSeen. A successful response without
+// output is an empty reply.
+func (r *Record) HasOutput() bool { return r.Iterations > 0 || r.OutputSeen }
 
 // Duration is End − RequestStart for any request that was sent, whatever its
 // outcome (the GenAI operation duration, which is recorded for failures too).

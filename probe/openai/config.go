@@ -46,6 +46,11 @@ const (
 	DefaultMaxEventBytes = sse.DefaultMaxEventBytes
 	// DefaultMaxBodyBytes is the default limit of a whole non-streamed response: 16 MiB.
 	DefaultMaxBodyBytes = 16 << 20
+	// DefaultMaxStreamBytes is the default limit of a streamed response: 1 GiB.
+	DefaultMaxStreamBytes = probe.MaxResponseBytes
+	// DefaultMaxEvents is the default limit of the events of one stream
+	// (heartbeats and ignored events included).
+	DefaultMaxEvents = probe.MaxResponseEvents
 )
 
 // Config configures a Backend.
@@ -86,6 +91,12 @@ type Config struct {
 	MaxEventBytes int
 	// MaxBodyBytes bounds a non-streamed response body in bytes; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxStreamBytes bounds a streamed response body in bytes; zero means
+	// DefaultMaxStreamBytes. A longer stream is a protocol error.
+	MaxStreamBytes int64
+	// MaxEvents bounds the events of one stream; zero means
+	// DefaultMaxEvents. One more is a protocol error.
+	MaxEvents int
 }
 
 // Backend sends requests to one OpenAI-compatible endpoint. It implements
@@ -158,7 +169,7 @@ func checkConfig(cfg *Config) error {
 			cfg.MaxTokensFields = append(cfg.MaxTokensFields, "max_completion_tokens")
 		}
 	}
-	if cfg.Timeout < 0 || cfg.MaxEventBytes < 0 || cfg.MaxBodyBytes < 0 {
+	if cfg.Timeout < 0 || cfg.MaxEventBytes < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxStreamBytes < 0 || cfg.MaxEvents < 0 {
 		return errors.New("timeout and size limits must not be negative")
 	}
 	if cfg.Clock == nil {
@@ -169,6 +180,12 @@ func checkConfig(cfg *Config) error {
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxStreamBytes == 0 {
+		cfg.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = DefaultMaxEvents
 	}
 	return nil
 }

@@ -68,6 +68,10 @@ const (
 	DefaultMaxUnknownEvents = 100
 	// DefaultMaxMessageBytes bounds one server message: 1 MiB.
 	DefaultMaxMessageBytes = 1 << 20
+	// DefaultMaxEvents bounds the server messages of one request.
+	DefaultMaxEvents = probe.MaxResponseEvents
+	// DefaultMaxBytes bounds the server messages of one request together: 1 GiB.
+	DefaultMaxBytes = probe.MaxResponseBytes
 )
 
 // Config configures a Backend.
@@ -102,6 +106,12 @@ type Config struct {
 	MaxUnknownEvents int
 	// MaxMessageBytes bounds one server message; zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxEvents bounds the server messages read in one request; zero means
+	// DefaultMaxEvents. One more is a protocol error.
+	MaxEvents int
+	// MaxBytes bounds the bytes of the server messages read in one request
+	// together; zero means DefaultMaxBytes. More is a protocol error.
+	MaxBytes int64
 	// Clock reads every timestamp, paces the audio and runs the timeout;
 	// nil means clock.Real().
 	Clock clock.Clock
@@ -138,7 +148,8 @@ func (cfg *Config) defaults() error {
 	switch {
 	case len(cfg.Audio) < bytesPerSample:
 		return errors.New("no audio to send")
-	case cfg.Timeout < 0 || cfg.ChunkDuration < 0 || cfg.MaxUnknownEvents < 0 || cfg.MaxMessageBytes < 0:
+	case cfg.Timeout < 0 || cfg.ChunkDuration < 0 || cfg.MaxUnknownEvents < 0 || cfg.MaxMessageBytes < 0 ||
+		cfg.MaxEvents < 0 || cfg.MaxBytes < 0:
 		return errors.New("timeout, chunk duration and limits must not be negative")
 	}
 	switch cfg.Pacing {
@@ -156,6 +167,12 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.MaxMessageBytes == 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = DefaultMaxEvents
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()

@@ -27,6 +27,7 @@ func FuzzServerEvents(f *testing.F) {
 		b := &Backend{cfg: Config{MaxUnknownEvents: 2, Clock: clock.NewFake(time.Unix(0, 0))}}
 		rec := &probe.Record{}
 		s := &session{b: b, rec: rec}
+		s.usage.Streamed()
 		s.committed.Store(true)
 		mt := websocket.BinaryMessage
 		if text {
@@ -46,7 +47,7 @@ func FuzzServerEvents(f *testing.F) {
 		if rec.Received.Len() != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
 			t.Fatalf("%d received, %d iterations, first %v last %v", rec.Received.Len(), rec.Iterations, rec.FirstToken, rec.LastToken)
 		}
-		s.tok.apply(rec)
+		s.usage.Apply(rec, 0, true)
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 {
 			t.Fatalf("negative token counts %d, %d", rec.OutputTokens, rec.PromptTokens)
 		}
