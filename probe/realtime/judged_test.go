@@ -3,6 +3,7 @@ package realtime_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -191,5 +192,42 @@ func TestHandshakeErrorCode(t *testing.T) {
 	checkOutcome(t, rec, probe.Errored, probe.ErrorHTTP429)
 	if rec.ErrorCode != "rate_limit_exceeded" || rec.Error != "handshake refused: HTTP 429: slow down" {
 		t.Errorf("code %q, error %q", rec.ErrorCode, rec.Error)
+	}
+}
+
+// plantedKey is the API key the redaction test plants in a handshake answer.
+const plantedKey = "sk-PLANTED-0123456789abcdef"
+
+// TestHandshakeRedactionAroundTheCut plants the key at every offset around
+// the 4096-byte read of a refused handshake's body, padded with white
+// space (which the record's text collapses) and with text: no part of it
+// may reach the record.
+func TestHandshakeRedactionAroundTheCut(t *testing.T) {
+	const cut = 4096
+	for _, pad := range []string{" ", "x"} {
+		var bodies []string
+		for off := cut - len(plantedKey) - 2; off <= cut+2; off++ {
+			bodies = append(bodies, strings.Repeat(pad, off)+plantedKey+strings.Repeat(pad, 100))
+		}
+		var mu sync.Mutex
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			body := bodies[0]
+			bodies = bodies[1:]
+			mu.Unlock()
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(body))
+		}))
+		b := newBackend(t, realtime.Config{BaseURL: srv.URL + "/v1", Secrets: []string{plantedKey}, Timeout: 5 * time.Second})
+		for off := cut - len(plantedKey) - 2; off <= cut+2; off++ {
+			rec := do(b)
+			for k := len(plantedKey); k >= 3; k-- {
+				if strings.Contains(rec.Error, plantedKey[:k]) {
+					t.Errorf("pad %q, key at %d: error %q leaks %q", pad, off, rec.Error, plantedKey[:k])
+					break
+				}
+			}
+		}
+		srv.Close()
 	}
 }
