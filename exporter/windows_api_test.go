@@ -25,6 +25,8 @@ type (
 		Mean        *float64               `json:"mean"`
 		MeanCI      *jsonInterval          `json:"mean_ci"`
 		Median      *float64               `json:"median"`
+		Variance    *float64               `json:"variance"`
+		StdDev      *float64               `json:"std_dev"`
 		Min         *float64               `json:"min"`
 		Max         *float64               `json:"max"`
 		Percentiles map[string]jsonPercent `json:"percentiles"`
@@ -258,8 +260,9 @@ func recomputeSummaries(t *testing.T, w *jsonWindow, recs []jsonRecord) {
 }
 
 // checkSummary compares a summary with values vs of weights ws: count
-// (Σw), weighted mean, min, max, and each percentile as the smallest value
-// whose cumulative weight reaches q·Σw (rank ⌈q·n⌉ for unit weights).
+// (Σw), weighted mean, population variance Σw·(v − mean)²/Σw and its
+// square root, min, max, and each percentile as the smallest value whose
+// cumulative weight reaches q·Σw (rank ⌈q·n⌉ for unit weights).
 func checkSummary(t *testing.T, what string, got *jsonSummary, vs []float64, ws []int) {
 	t.Helper()
 	if got == nil {
@@ -284,8 +287,13 @@ func checkSummary(t *testing.T, what string, got *jsonSummary, vs []float64, ws 
 		}
 		return
 	}
-	want := map[string]float64{"mean": sum / float64(total), "min": vs[idx[0]], "max": vs[idx[len(idx)-1]]}
-	for k, p := range map[string]*float64{"mean": got.Mean, "min": got.Min, "max": got.Max} {
+	mean, sq := sum/float64(total), 0.0
+	for i, v := range vs {
+		sq += float64(ws[i]) * (v - mean) * (v - mean)
+	}
+	want := map[string]float64{"mean": mean, "min": vs[idx[0]], "max": vs[idx[len(idx)-1]],
+		"variance": sq / float64(total), "std_dev": math.Sqrt(sq / float64(total))}
+	for k, p := range map[string]*float64{"mean": got.Mean, "min": got.Min, "max": got.Max, "variance": got.Variance, "std_dev": got.StdDev} {
 		if p == nil || !near(*p, want[k]) {
 			t.Errorf("%s: %s %v, want %v", what, k, p, want[k])
 		}
