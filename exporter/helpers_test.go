@@ -83,7 +83,7 @@ func alphaErr() *probe.Record {
 		TargetedStart: at(1000), RequestStart: at(1000),
 		HTTP: probe.HTTPTrace{GotConn: at(1000), ConnReused: true, FirstByte: at(1050)},
 		End:  at(1060), Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx,
-		Error: `upstream said <b>boom</b> & "more"`, HTTPStatus: 500,
+		Error: `upstream said <b>boom</b> & "more"`, ErrorCode: "<i>503</i>", HTTPStatus: 500,
 	}
 }
 
@@ -100,7 +100,8 @@ func alphaCanceled() *probe.Record {
 // betaOK is a successful non-streamed completions request without an arrival
 // schedule: connect 5001−5000 = 0.001; tls 5021−5001 = 0.02; first_byte
 // 5400−5000 = 0.4; duration 5500−5000 = 0.5; TPOT (5500−5000)/16 = 0.03125;
-// tokens 7 in (workload estimate), 16 out.
+// tokens 7 in (workload estimate: the server reported 0, which is
+// inconsistent), 16 out.
 func betaOK() *probe.Record {
 	return &probe.Record{
 		Target: "beta", Seq: 0, API: "completions",
@@ -109,7 +110,7 @@ func betaOK() *probe.Record {
 			GotConn: at(5021), FirstByte: at(5400)},
 		End:          at(5500),
 		PromptTokens: 7, PromptTokensFrom: probe.TokensFromWorkload,
-		OutputTokens: 16, OutputTokensFrom: probe.TokensFromUsage,
+		OutputTokens: 16, OutputTokensFrom: probe.TokensFromUsage, OutputSeen: true, UsageInconsistent: true,
 		Outcome: probe.Successful, HTTPStatus: 200,
 	}
 }
