@@ -72,8 +72,8 @@ func firstText(raws ...json.RawMessage) string {
 	return ""
 }
 
-// codeText returns an error code: a string as it is, a number as written;
-// empty for anything else.
+// ErrorCodeOf returns the error code a "code" member holds: a string as it
+// is, a number as written; empty for anything else (absent, null, objects).
 func ErrorCodeOf(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	var s string
