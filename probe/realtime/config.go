@@ -13,8 +13,11 @@
 // with final true; read transcription.delta events (each non-empty delta
 // is one token event, timed when it has been parsed) until
 // transcription.done, whose usage gives the token counts (else the deltas
-// are counted). Record.Sent holds the send time of every append,
-// Record.Received the receive time of every non-empty delta. The event
+// are counted; probe.Usage). A done event whose transcript is not empty
+// after no non-empty delta is itself the one token event. Record.Sent
+// summarizes the send times of the appends, Record.Received the receive
+// times of the token events (probe.Instants), in constant memory; at most
+// MaxEvents server messages of MaxBytes bytes together are read. The event
 // names, with the OpenAI spellings accepted, are in protocol.go.
 //
 // Outcomes: a refused handshake is http_429, http_4xx or http_5xx by its
@@ -22,8 +25,9 @@
 // error); a connection that fails or is cut before transcription.done is a
 // connection error, one closed cleanly before it a protocol error, as are
 // malformed events, binary messages, more than MaxUnknownEvents events of
-// unknown types and a transcription.done before the final commit was
-// sent; an error event (or OpenAI's transcription failed) is stream_error.
+// unknown types, more than MaxEvents messages or MaxBytes bytes and a
+// transcription.done before the final commit was sent; an error event (or
+// OpenAI's transcription failed) is stream_error, its code kept.
 // The backend's timeout makes the request errored with timeout, a
 // cancelled parent context incomplete; either closes the connection at
 // once, in the handshake too.
