@@ -55,7 +55,8 @@ Environment:
   LLMPROBER_CONFIG, LLMPROBER_LISTEN_ADDRESS, LLMPROBER_LOG_LEVEL
       Global settings (a flag wins over its variable, a variable over the file).
   LLMPROBER_TARGET_URL, LLMPROBER_MODEL, LLMPROBER_RATE, ... (see README)
-      A single target without a config file.
+      A single target without a config file. Any other LLMPROBER_* variable is
+      an error, unless a target's auth.api_key_env names it.
   OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
       Also push metrics with OTLP (http/protobuf by default, or grpc).
 

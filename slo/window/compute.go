@@ -125,7 +125,7 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
-	snap.Measuring, snap.Approximate, snap.origin = true, g.approximate, g.origin
+	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, g.codes
 	snap.End, snap.Start = wallBounds(&g)
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(&g)

@@ -19,6 +19,8 @@ type gathered struct {
 	ev aggregates
 	// running are the start times of the requests in flight.
 	running []time.Time
+	// codes is the store's error code table as of the gathering.
+	codes codeTable
 }
 
 // part is one bucket's records and its counts by status.
@@ -34,6 +36,7 @@ func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g.running = append([]time.Time(nil), s.running...)
+	g.codes = s.codes
 	r := s.ring
 	if r == nil || now.Before(r.origin) {
 		return g, false
