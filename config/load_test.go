@@ -144,6 +144,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-model-missing.yml", []string{`invalid-model-missing.yml:2: targets[0].model: required`}},
 		{"invalid-api.yml", []string{`invalid-api.yml:5: targets[0].api: unknown api "embeddings" (supported: chat, completions)`}},
 		{"invalid-timeout-zero.yml", []string{`invalid-timeout-zero.yml:5: targets[0].timeout: must be > 0`}},
+		{"invalid-timeout-too-long.yml", []string{`invalid-timeout-too-long.yml:5: targets[0].timeout: must be at most 1h0m0s`}},
 		{"invalid-timeout-bare-number.yml", []string{`invalid-timeout-bare-number.yml:5: targets[0].timeout: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`}},
 		{"invalid-timeout-syntax.yml", []string{`invalid-timeout-syntax.yml:5: targets[0].timeout: invalid duration "30 seconds": use a unit, such as "30s" or "1m30s"`}},
 		{"invalid-stream-type.yml", []string{`invalid-stream-type.yml:5: targets[0].stream: must be true or false`}},

@@ -99,8 +99,11 @@ func (t *Target) validate(col *collector, path string) {
 		col.add(path+".api", "unknown api %q (supported: %s, %s)", t.API, APIChat, APICompletions)
 	}
 	t.validateBackend(col, path)
-	if t.Timeout <= 0 {
+	switch {
+	case t.Timeout <= 0:
 		col.add(path+".timeout", "must be > 0")
+	case t.Timeout > LimitTimeout:
+		col.add(path+".timeout", "must be at most %v", LimitTimeout)
 	}
 	validateHeaders(col, path+".headers", t.Headers)
 	validateHeaderValue(col, path+".tag", t.Tag)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
@@ -117,7 +118,20 @@ var (
 	// histogram_quantile reports them as 0 instead of interpolating them
 	// into the first positive bucket.
 	roundTripBounds = append([]float64{0}, latencyBounds...)
+	// chunkGapBounds are the record's chunk gap buckets (the conventions'
+	// advice): the record keeps the gaps per bucket, not one by one, and
+	// replays them into this histogram with the same bucket counts.
+	chunkGapBounds = seconds(probe.ChunkGapBounds)
 )
+
+// seconds converts durations to seconds.
+func seconds(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Seconds()
+	}
+	return out
+}
 
 // histogramSpecs is the table of every histogram: name, unit, description
 // and default boundaries. ExtraBoundaries keys must name one of these.
@@ -129,7 +143,7 @@ var histogramSpecs = []spec{
 	{InstrumentTimeToFirstChunk, genaiconv.ClientOperationTimeToFirstChunk{}.Unit(),
 		genaiconv.ClientOperationTimeToFirstChunk{}.Description(), genAIDurationBounds, onStream},
 	{InstrumentTimePerOutputChunk, genaiconv.ClientOperationTimePerOutputChunk{}.Unit(),
-		genaiconv.ClientOperationTimePerOutputChunk{}.Description(), genAIDurationBounds, onStream},
+		genaiconv.ClientOperationTimePerOutputChunk{}.Description(), chunkGapBounds, onStream},
 	{InstrumentTTFT, "s", "Time to first token: first token event minus request start, for successful streamed requests.", latencyBounds, onStream},
 	{InstrumentTTFOT, "s", "Time to first output token: first event with visible content minus request start, for successful streamed requests.", latencyBounds, onStream},
 	{InstrumentITL, "s", "Inter-token latency per request: (last token - first token) / (output tokens - 1), for successful requests with at least 2 output tokens.", perTokenBounds, onStream},
@@ -169,12 +183,16 @@ func histogramSpec(name string) (spec, bool) {
 	return histogramSpecs[i], true
 }
 
-// validateExtraBoundaries checks that every key names a histogram and every
-// boundary is finite and not negative.
+// validateExtraBoundaries checks that every key names a histogram other
+// than the chunk gap one (whose boundaries are the records' buckets) and
+// every boundary is finite and not negative.
 func validateExtraBoundaries(extra map[string][]float64) error {
 	for name, bounds := range extra {
 		if _, ok := histogramSpec(name); !ok {
 			return fmt.Errorf("extra boundaries for %q: %w", name, errUnknownBounds)
+		}
+		if name == InstrumentTimePerOutputChunk && len(bounds) > 0 {
+			return fmt.Errorf("extra boundaries for %q: its boundaries are the records' chunk gap buckets", name)
 		}
 		for _, b := range bounds {
 			if math.IsNaN(b) || math.IsInf(b, 0) || b < 0 {

@@ -34,8 +34,8 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 {{range .Targets}}
 <h2>Recent requests: {{.Name}}</h2>
 {{if .Recent}}<table border="1">
-<tr><th>Time</th><th>Seq</th><th>Outcome</th><th>Error type</th><th>Error</th><th>HTTP status</th><th>Latency</th><th>TTFT</th><th>TTFOT</th><th>ITL</th><th>TPOT</th><th>Output tokens</th></tr>
-{{range .Recent}}<tr><td>{{.Time}}</td><td>{{.Seq}}</td><td>{{.Outcome}}</td><td>{{.ErrorType}}</td><td>{{.Error}}</td><td>{{.HTTPStatus}}</td><td>{{.Latency}}</td><td>{{.TTFT}}</td><td>{{.TTFOT}}</td><td>{{.ITL}}</td><td>{{.TPOT}}</td><td>{{.OutputTokens}}</td></tr>
+<tr><th>Time</th><th>Seq</th><th>Outcome</th><th>Error type</th><th>Error code</th><th>Error</th><th>HTTP status</th><th>Latency</th><th>TTFT</th><th>TTFOT</th><th>ITL</th><th>TPOT</th><th>Output tokens</th><th>Usage report</th></tr>
+{{range .Recent}}<tr><td>{{.Time}}</td><td>{{.Seq}}</td><td>{{.Outcome}}</td><td>{{.ErrorType}}</td><td>{{.ErrorCode}}</td><td>{{.Error}}</td><td>{{.HTTPStatus}}</td><td>{{.Latency}}</td><td>{{.TTFT}}</td><td>{{.TTFOT}}</td><td>{{.ITL}}</td><td>{{.TPOT}}</td><td>{{.OutputTokens}}</td><td>{{.Usage}}</td></tr>
 {{end}}</table>{{else}}<p>No finished requests yet.</p>{{end}}
 {{end}}
 </body>
@@ -60,8 +60,8 @@ type landingTarget struct {
 
 // landingProbe is one row of a recent-requests table.
 type landingProbe struct {
-	Time, Seq, Outcome, ErrorType, Error, HTTPStatus string
-	Latency, TTFT, TTFOT, ITL, TPOT, OutputTokens    string
+	Time, Seq, Outcome, ErrorType, ErrorCode, Error, HTTPStatus string
+	Latency, TTFT, TTFOT, ITL, TPOT, OutputTokens, Usage        string
 }
 
 // landing renders the landing page.
@@ -102,11 +102,11 @@ func newLandingTarget(st *TargetStatus) landingTarget {
 func newLandingProbe(p *ProbeSummary) landingProbe {
 	return landingProbe{
 		Time: timeText(p.Time), Seq: strconv.FormatUint(p.Seq, 10), Outcome: string(p.Outcome),
-		ErrorType: orAbsent(string(p.ErrorType)), Error: orAbsent(p.Error),
+		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(p.ErrorCode), Error: orAbsent(p.Error),
 		HTTPStatus: statusText(p.HTTPStatus),
 		Latency:    durationText(p.Latency), TTFT: durationText(p.TTFT), TTFOT: durationText(p.TTFOT),
 		ITL: durationText(p.ITL), TPOT: durationText(p.TPOT),
-		OutputTokens: tokensText(p.OutputTokens, p.OutputTokensFrom),
+		OutputTokens: tokensText(p.OutputTokens, p.OutputTokensFrom), Usage: usageText(p.UsageInconsistent, p.TokensClamped),
 	}
 }
 
@@ -129,6 +129,20 @@ func droppedText(p ProbeCounts) string {
 		detail = strconv.FormatFloat(100*float64(total)/float64(p.Scheduled), 'f', 1, 64) + "%; " + detail
 	}
 	return strconv.FormatUint(total, 10) + " (" + detail + ")"
+}
+
+// usageText says what was wrong with a request's usage report: "inconsistent"
+// (not taken as reported), "clamped" (a count too large to hold), both, or absent.
+func usageText(inconsistent, clamped bool) string {
+	switch {
+	case inconsistent && clamped:
+		return "inconsistent, clamped"
+	case inconsistent:
+		return "inconsistent"
+	case clamped:
+		return "clamped"
+	}
+	return absent
 }
 
 // serverHost is host:port of the target's base URL, or absent.

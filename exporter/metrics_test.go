@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,9 +153,12 @@ func TestHistogramValues(t *testing.T) {
 			with(alphaGenAI, "error_type", "http_5xx"), 1, 0.06, map[float64]int64{0.04: 0, 0.08: 1}},
 		{"time to first chunk 0.1 s", "gen_ai_client_operation_time_to_first_chunk_seconds",
 			alphaGenAI, 1, 0.1, map[float64]int64{0.08: 0, 0.16: 1}},
-		// Gaps 0.15, 0.02, 0.02, 0.02, 0.01 summed in arrival order.
+		// Gaps 0.15, 0.02, 0.02, 0.02, 0.01, kept per bucket by the record
+		// and summed bucket by bucket (probe.Gaps.Each): 0.01, then the
+		// three 0.02, then 0.15 (0.22; in arrival order the float sum
+		// would be 0.21999999999999997).
 		{"five chunk gaps", "gen_ai_client_operation_time_per_output_chunk_seconds",
-			alphaGenAI, 5, fsum(0.15, 0.02, 0.02, 0.02, 0.01), map[float64]int64{0.01: 1, 0.02: 4, 0.16: 5}},
+			alphaGenAI, 5, fsum(0.01, 0.02, 0.02, 0.02, 0.15), map[float64]int64{0.01: 1, 0.02: 4, 0.16: 5}},
 		{"12 input tokens", "gen_ai_client_token_usage",
 			with(alphaGenAI, "gen_ai_token_type", "input"), 1, 12, map[float64]int64{4: 0, 16: 1}},
 		{"4 output tokens on the le=4 boundary", "gen_ai_client_token_usage",
@@ -335,6 +339,7 @@ func TestNewMetricsErrors(t *testing.T) {
 		{"extra boundaries for a counter", nil, map[string][]float64{InstrumentRequests: {1}}, "not a histogram"},
 		{"NaN boundary", nil, map[string][]float64{InstrumentTTFT: {math.NaN()}}, "must be finite"},
 		{"negative boundary", nil, map[string][]float64{InstrumentTTFT: {-1}}, "not negative"},
+		{"extra boundaries for the chunk gaps", nil, map[string][]float64{InstrumentTimePerOutputChunk: {0.05}}, "chunk gap buckets"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return tc.env[k] }
@@ -347,6 +352,16 @@ func TestNewMetricsErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestChunkGapBounds checks that the chunk gap histogram has the records'
+// buckets, which are the GenAI conventions' advice, the other GenAI
+// durations' boundaries.
+func TestChunkGapBounds(t *testing.T) {
+	s, _ := histogramSpec(InstrumentTimePerOutputChunk)
+	if !slices.Equal(s.Boundaries, genAIDurationBounds) {
+		t.Errorf("chunk gap boundaries %v, want %v", s.Boundaries, genAIDurationBounds)
 	}
 }
 

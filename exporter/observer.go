@@ -276,9 +276,7 @@ func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, streamed boo
 func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TimeToFirstChunk()
 	record(ctx, o.inst.ttfc, d, ok, a.genAI)
-	for i := 1; i < len(rec.ChunkTimes); i++ {
-		record(ctx, o.inst.tpoc, rec.ChunkTimes[i].Sub(rec.ChunkTimes[i-1]), true, a.genAI)
-	}
+	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, o.inst.tpoc, d, true, a.genAI) })
 }
 
 // recordLatencies records the reference's per-request quantities: dispatch

@@ -150,20 +150,20 @@ func TestLandingPage(t *testing.T) {
 			[]string{"beta", "gpt2", "completions", "false", "llm.example:443", "failed (30.0 s)", "0", "1", "2 (shutdown 2)", "1", "0", "0"}},
 		{"gamma without server", "<td>gamma</td>",
 			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0", "0", "0", "0"}},
-		// time, seq, outcome, error type, error, status, latency, TTFT, TTFOT, ITL, TPOT, tokens:
-		// alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
-		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>200</td><td>330.0",
-			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "200",
-				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)"}},
-		{"errored request: latency, absent values are dashes, error escaped", "<td>http_5xx</td>",
-			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx",
-				"upstream said &lt;b&gt;boom&lt;/b&gt; &amp; &#34;more&#34;", "500", "60.0 ms", "—", "—", "—", "—", "—"}},
+		// time, seq, outcome, error type, error code, error, status, latency, TTFT, TTFOT, ITL, TPOT,
+		// tokens, usage report: alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
+		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>—</td><td>200</td><td>330.0",
+			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "—", "200",
+				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)", "—"}},
+		{"errored request: latency, absent values are dashes, error and code escaped", "<td>http_5xx</td>",
+			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx", "&lt;i&gt;503&lt;/i&gt;",
+				"upstream said &lt;b&gt;boom&lt;/b&gt; &amp; &#34;more&#34;", "500", "60.0 ms", "—", "—", "—", "—", "—", "—"}},
 		{"cancelled request without response", "<td>canceled</td>",
-			[]string{"2025-01-02 03:04:07.300Z", "2", "incomplete", "canceled", "context canceled", "—",
-				"—", "—", "—", "—", "—", "—"}},
-		{"non-streamed request", "<td>16 (usage)</td>",
-			[]string{"2025-01-02 03:04:10.500Z", "0", "successful", "—", "—", "200",
-				"500.0 ms", "—", "—", "—", "31.2 ms", "16 (usage)"}},
+			[]string{"2025-01-02 03:04:07.300Z", "2", "incomplete", "canceled", "—", "context canceled", "—",
+				"—", "—", "—", "—", "—", "—", "—"}},
+		{"non-streamed request with an inconsistent usage report", "<td>16 (usage)</td>",
+			[]string{"2025-01-02 03:04:10.500Z", "0", "successful", "—", "—", "—", "200",
+				"500.0 ms", "—", "—", "—", "31.2 ms", "16 (usage)", "inconsistent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := cells(rowWith(t, body, tc.row))

@@ -129,6 +129,7 @@ type apiRecord struct {
 	Seq                 uint64        `json:"seq"`
 	Outcome             string        `json:"outcome"`
 	ErrorType           *string       `json:"error_type"`
+	ErrorCode           *string       `json:"error_code"`
 	HTTPStatus          *int          `json:"http_status"`
 	Stream              bool          `json:"stream"`
 	Weight              float64       `json:"weight"`
@@ -142,6 +143,8 @@ type apiRecord struct {
 	PromptTokensFrom    *string       `json:"prompt_tokens_from"`
 	OutputTokens        *int          `json:"output_tokens"`
 	OutputTokensFrom    *string       `json:"output_tokens_from"`
+	UsageInconsistent   bool          `json:"usage_inconsistent"`
+	TokensClamped       bool          `json:"tokens_clamped"`
 	StreamingIterations *int          `json:"streaming_iterations"`
 	Values              orderedObject `json:"values"`
 	Included            []string      `json:"included"`
@@ -328,9 +331,13 @@ func newAPIRecord(r *window.Record, roundTrips bool) apiRecord {
 		e := string(q.ErrorType)
 		out.ErrorType = &e
 	}
+	if q.ErrorCode != "" {
+		out.ErrorCode = &q.ErrorCode
+	}
 	if q.HTTPStatus != 0 {
 		out.HTTPStatus = &q.HTTPStatus
 	}
+	out.UsageInconsistent, out.TokensClamped = q.UsageInconsistent, q.TokensClamped
 	out.PromptTokens, out.PromptTokensFrom = tokenJSON(q.PromptTokens, q.PromptTokensFrom)
 	out.OutputTokens, out.OutputTokensFrom = tokenJSON(q.OutputTokens, q.OutputTokensFrom)
 	if q.Stream {

@@ -20,6 +20,10 @@ type Failure struct {
 	Type ErrorType
 	// Msg is the failure's text, before Redactor.Bound.
 	Msg string
+	// Code is the error code the server gave with its error (an error
+	// event's or error body's "code"), before Redactor.BoundCode; empty
+	// when it gave none.
+	Code string
 }
 
 // Error returns f.Msg.
@@ -32,6 +36,24 @@ func Failf(typ ErrorType, format string, args ...any) error {
 
 // MaxErrorChars bounds the length of Record.Error, in characters.
 const MaxErrorChars = 200
+
+// MaxErrorCodeChars bounds the length of Record.ErrorCode, in characters.
+const MaxErrorCodeChars = 64
+
+// Bounds of one response, whatever the server sends: a response with more
+// events, or more bytes, is errored with ErrorProtocol. A record's memory
+// does not grow with its response's events (Gaps, Instants), so these
+// bound the work one response can cause, not its memory.
+const (
+	// MaxResponseEvents bounds the events of one response: SSE events of a
+	// stream (heartbeats and ignored events included), server messages of a
+	// realtime session. 4 × LimitTokens of the configuration, so a stream of
+	// the longest allowed output fits with room for heartbeats.
+	MaxResponseEvents = 1 << 22
+	// MaxResponseBytes bounds the bytes of one streamed response (SSE body,
+	// or the realtime session's server messages together): 1 GiB.
+	MaxResponseBytes = 1 << 30
+)
 
 // Redactor makes error text safe to record. The zero value redacts nothing.
 type Redactor struct {
@@ -51,16 +73,51 @@ func NewRedactor(secrets []string) Redactor {
 // control characters collapsed to single spaces, invalid UTF-8 replaced,
 // and cut to MaxErrorChars characters. Secrets are replaced before
 // cutting, so a cut can never leave part of one.
-func (r Redactor) Bound(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+func (r Redactor) Bound(s string) string { return r.bound(s, MaxErrorChars) }
+
+// BoundCode is Bound for an error code: cut to MaxErrorCodeChars characters.
+func (r Redactor) BoundCode(s string) string { return r.bound(s, MaxErrorCodeChars) }
+
+// bound redacts s, collapses its white space and cuts it to n characters.
+func (r Redactor) bound(s string, n int) string {
+	s = r.redact(strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.Join(strings.FieldsFunc(s, isSpaceOrControl), " ")
+	if runes := []rune(s); len(runes) > n {
+		s = string(runes[:n-1]) + "…"
+	}
+	return s
+}
+
+// redact replaces every secret in s by "REDACTED".
+func (r Redactor) redact(s string) string {
 	for _, secret := range r.secrets {
 		s = strings.ReplaceAll(s, secret, "REDACTED")
 	}
-	s = strings.Join(strings.FieldsFunc(s, isSpaceOrControl), " ")
-	if runes := []rune(s); len(runes) > MaxErrorChars {
-		s = string(runes[:MaxErrorChars-1]) + "…"
-	}
 	return s
+}
+
+// Cut returns s, the start of a longer text that was cut after it (a
+// response body read up to a size limit), with every secret redacted and
+// the end replaced by "REDACTED" where it could be the start of a secret
+// that the cut split: its last k bytes, for the largest k, equal a
+// secret's first k. Text that was cut must pass through Cut before
+// anything else shortens or shows it, since Bound cannot recognize part of
+// a secret.
+func (r Redactor) Cut(s string) string {
+	s = r.redact(s)
+	cut := 0
+	for _, secret := range r.secrets {
+		for k := min(len(secret)-1, len(s)); k > cut; k-- {
+			if strings.HasSuffix(s, secret[:k]) {
+				cut = k
+				break
+			}
+		}
+	}
+	if cut == 0 {
+		return s
+	}
+	return s[:len(s)-cut] + "REDACTED"
 }
 
 // isSpaceOrControl reports whether r is white space or a control character.

@@ -66,7 +66,7 @@ func TestRecordQuantities(t *testing.T) {
 // round-trip metrics.
 func TestAverageRTT(t *testing.T) {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	r := &Record{Sent: []time.Time{at(0), at(100), at(200)}, Received: []time.Time{at(300), at(400), at(500)}, LastToken: at(500)}
+	r := &Record{Sent: InstantsOf(at(0), at(100), at(200)), Received: InstantsOf(at(300), at(400), at(500)), LastToken: at(500)}
 	if d, ok := r.AverageRTT(); !ok || d != 300*time.Millisecond {
 		t.Errorf("average RTT %v %v, want 300ms", d, ok)
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	cryptorand "crypto/rand"
 	"encoding/hex"
 	"math/rand/v2"
 	"strings"
@@ -50,7 +51,9 @@ type Turn struct {
 // Synthetic is a workload of single-turn synthetic prompts. Each prompt begins
 // with a unique random prefix, so a server's prefix cache cannot make TTFT
 // look better than users see it, followed by common words up to the drawn
-// prompt length (about one token per word).
+// prompt length (about one token per word). The seed makes the lengths and
+// the words reproducible, never the prefix: the process's runNonce is mixed
+// into it, so a restarted prober with the same seed sends other prefixes.
 type Synthetic struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -86,12 +89,26 @@ func (s *Synthetic) Turn(n uint64, _ int) Turn {
 	return Turn{Request: s.Request(n), First: true, Last: true}
 }
 
+// runNonce is drawn once per process from the operating system's random
+// source and mixed into every prompt's unique prefix, so that prefixes
+// differ from one run to the next even when a fixed seed repeats
+// everything else. Tests replace it to simulate another run.
+var runNonce = newNonce()
+
+// newNonce returns 8 random bytes from crypto/rand, which never fails.
+func newNonce() [8]byte {
+	var n [8]byte
+	_, _ = cryptorand.Read(n[:])
+	return n
+}
+
 // promptText returns a prompt of about tokens tokens (at least prefixWords
-// + 1): "probe", a unique random hex id, then common words.
+// + 1): "probe", a unique hex id (the seeded draw XOR runNonce: unique
+// within a run as the draw is, different across runs), then common words.
 func promptText(rng *rand.Rand, tokens int) string {
 	var id [8]byte
 	for i := range id {
-		id[i] = byte(rng.UintN(256))
+		id[i] = byte(rng.UintN(256)) ^ runNonce[i]
 	}
 	var b strings.Builder
 	b.WriteString("probe ")

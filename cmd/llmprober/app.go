@@ -58,7 +58,8 @@ Environment:
   LLMPROBER_CONFIG, LLMPROBER_LISTEN_ADDRESS, LLMPROBER_LOG_LEVEL
       Global settings (a flag wins over its variable, a variable over the file).
   LLMPROBER_TARGET_URL, LLMPROBER_MODEL, LLMPROBER_RATE, ... (see README)
-      A single target without a config file.
+      A single target without a config file. Any other LLMPROBER_* variable is
+      an error, unless a target's auth.api_key_env names it.
   LLMPROBER_SHARD, LLMPROBER_SHARDS
       Defaults of --shard and --shards.
   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES

@@ -120,6 +120,16 @@ func (l *logObserver) Finished(rec *probe.Record) {
 	if !ok {
 		return
 	}
-	l.logger.Warn("request errored", "target", rec.Target, "error_type", rec.ErrorType,
-		"http_status", rec.HTTPStatus, "error", rec.Error, "similar_errors_not_logged", n)
+	attrs := []any{"target", rec.Target, "error_type", rec.ErrorType, "http_status", rec.HTTPStatus}
+	if rec.ErrorCode != "" {
+		attrs = append(attrs, "error_code", rec.ErrorCode)
+	}
+	attrs = append(attrs, "error", rec.Error)
+	if rec.UsageInconsistent {
+		attrs = append(attrs, "usage_inconsistent", true)
+	}
+	if rec.TokensClamped {
+		attrs = append(attrs, "tokens_clamped", true)
+	}
+	l.logger.Warn("request errored", append(attrs, "similar_errors_not_logged", n)...)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 )
 
-// Variables giving the shard flags' defaults.
+// Variables giving the shard flags' defaults (config.CommandEnv).
 const (
 	envShard  = "LLMPROBER_SHARD"
 	envShards = "LLMPROBER_SHARDS"

@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/llmprober/llmprober/probe"
 )
@@ -11,42 +13,140 @@ import (
 // completions choices[].text.
 type chunk struct {
 	Choices []choice        `json:"choices"`
-	Usage   *usage          `json:"usage"`
+	Usage   json.RawMessage `json:"usage"`
 	Error   json.RawMessage `json:"error"`
+	// Type and Object are "error" in the error reports of some servers
+	// ({"type":"error",…}, vLLM's {"object":"error","message":…,"code":…}).
+	Type   json.RawMessage `json:"type"`
+	Object json.RawMessage `json:"object"`
 }
 
 type choice struct {
 	Delta        delta   `json:"delta"`
 	Message      delta   `json:"message"`
-	Text         string  `json:"text"`
+	Text         text    `json:"text"`
 	FinishReason *string `json:"finish_reason"`
 }
 
+// delta is a chat chunk's delta or a chat response's message.
 type delta struct {
-	Content          string            `json:"content"`
-	ReasoningContent string            `json:"reasoning_content"`
-	Reasoning        string            `json:"reasoning"`
+	Content          text              `json:"content"`
+	Refusal          text              `json:"refusal"`
+	ReasoningContent text              `json:"reasoning_content"`
+	Reasoning        text              `json:"reasoning"`
 	ToolCalls        []json.RawMessage `json:"tool_calls"`
+	FunctionCall     json.RawMessage   `json:"function_call"`
 }
 
+// usage is a usage report.
 type usage struct {
-	PromptTokens     *int `json:"prompt_tokens"`
-	CompletionTokens *int `json:"completion_tokens"`
+	PromptTokens     probe.TokenCount `json:"prompt_tokens"`
+	CompletionTokens probe.TokenCount `json:"completion_tokens"`
 }
 
-// kinds reports whether the chunk is a token event (any content, reasoning,
-// tool call or text) and whether it carries visible output (content or text).
+// text is a text field in any of the shapes servers send: a string, null,
+// an array of content parts ({"type":"text","text":"…"}, or plain strings),
+// or one part alone. It records only whether any text was non-empty.
+type text bool
+
+// errText is the failure of a text field of another JSON type.
+var errText = errors.New("text is not a string, a content part or an array of them")
+
+// UnmarshalJSON reads a text field.
+func (t *text) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0 || bytes.Equal(data, []byte("null")):
+		*t = false
+	case data[0] == '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*t = s != ""
+	case data[0] == '[':
+		var parts []part
+		if err := json.Unmarshal(data, &parts); err != nil {
+			return err
+		}
+		*t = false
+		for _, p := range parts {
+			*t = *t || text(p)
+		}
+	case data[0] == '{':
+		var p part
+		if err := json.Unmarshal(data, &p); err != nil {
+			return err
+		}
+		*t = text(p)
+	default:
+		return errText
+	}
+	return nil
+}
+
+// part is one content part: it has text when it is a non-empty string, or
+// an object whose "text" is a non-empty string or {"value": "…"} (the
+// Assistants API's shape). Parts of other kinds (images, audio) have none.
+type part bool
+
+// UnmarshalJSON reads a content part.
+func (p *part) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	*p = false
+	switch {
+	case len(data) > 0 && data[0] == '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*p = s != ""
+	case len(data) > 0 && data[0] == '{':
+		var v struct {
+			Text json.RawMessage `json:"text"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		*p = part(partText(v.Text))
+	}
+	return nil
+}
+
+// partText reports whether a part's "text" member holds text.
+func partText(raw json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s != ""
+	}
+	var v struct {
+		Value string `json:"value"`
+	}
+	return json.Unmarshal(raw, &v) == nil && v.Value != ""
+}
+
+// kinds reports whether the chunk is a token event (any content, refusal,
+// reasoning, tool call or text) and whether it carries visible output
+// (content, refusal or text). A whole response's message counts as its
+// delta.
 func (c *chunk) kinds() (token, visible bool) {
 	for _, ch := range c.Choices {
-		d := ch.Delta
-		if d.Content != "" || ch.Text != "" {
-			visible = true
-		}
-		if d.ReasoningContent != "" || d.Reasoning != "" || len(d.ToolCalls) > 0 {
-			token = true
+		for _, d := range []*delta{&ch.Delta, &ch.Message} {
+			if bool(d.Content || d.Refusal || ch.Text) {
+				visible = true
+			}
+			if bool(d.ReasoningContent || d.Reasoning) || len(d.ToolCalls) > 0 || present(d.FunctionCall) {
+				token = true
+			}
 		}
 	}
 	return token || visible, visible
+}
+
+// present reports whether a JSON value is there and not null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
 // finished reports whether any choice has a finish reason.
@@ -59,40 +159,35 @@ func (c *chunk) finished() bool {
 	return false
 }
 
-// tokens gathers the token counts of one response.
-type tokens struct {
-	prompt, output       int
-	hasPrompt, hasOutput bool // reported by the server's usage
-	counted              bool // output may be counted as token events (streaming)
+// serverError returns the error the chunk reports, if any: its "error"
+// member, or the whole chunk when its type or object is "error".
+func (c *chunk) serverError(data []byte) (probe.ServerError, bool) {
+	if present(c.Error) {
+		if e := probe.ParseServerError(c.Error); !e.Empty() {
+			return e, true
+		}
+	}
+	if isErrorKind(c.Type) || isErrorKind(c.Object) {
+		return probe.ParseServerError(data), true
+	}
+	return probe.ServerError{}, false
 }
 
-// add takes the counts of a usage report; a later report replaces an earlier
-// one (servers that report cumulative usage in every chunk are not summed).
-func (t *tokens) add(u *usage) {
-	if u == nil {
+// isErrorKind reports whether a "type" or "object" member is "error".
+func isErrorKind(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == "error"
+}
+
+// report passes the chunk's usage report, if any, to u.
+func (c *chunk) report(u *probe.Usage) {
+	if !present(c.Usage) {
 		return
 	}
-	if u.PromptTokens != nil && *u.PromptTokens >= 0 {
-		t.prompt, t.hasPrompt = *u.PromptTokens, true
+	var r usage
+	if json.Unmarshal(c.Usage, &r) != nil {
+		u.Malformed()
+		return
 	}
-	if u.CompletionTokens != nil && *u.CompletionTokens >= 0 {
-		t.output, t.hasOutput = *u.CompletionTokens, true
-	}
-}
-
-// apply sets the record's token counts: from usage when reported, else the
-// counted token events (streaming) and the workload's prompt length.
-func (t *tokens) apply(rec *probe.Record, req *probe.Request) {
-	switch {
-	case t.hasOutput:
-		rec.OutputTokens, rec.OutputTokensFrom = t.output, probe.TokensFromUsage
-	case t.counted:
-		rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, probe.TokensCounted
-	}
-	switch {
-	case t.hasPrompt:
-		rec.PromptTokens, rec.PromptTokensFrom = t.prompt, probe.TokensFromUsage
-	case req.PromptTokens > 0:
-		rec.PromptTokens, rec.PromptTokensFrom = req.PromptTokens, probe.TokensFromWorkload
-	}
+	u.Report(r.PromptTokens, r.CompletionTokens)
 }

@@ -26,7 +26,7 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 	var f *probe.Failure
 	switch {
 	case errors.As(err, &f):
-		rec.ErrorType = f.Type
+		rec.ErrorType, rec.ErrorCode = f.Type, b.redact.BoundCode(f.Code)
 	case parent.Err() != nil:
 		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorCanceled
 		err = fmt.Errorf("canceled: %w", context.Cause(parent))
@@ -60,8 +60,5 @@ func (b *Backend) statusError(resp *http.Response) error {
 	case resp.StatusCode >= 500:
 		typ = probe.ErrorHTTP5xx
 	}
-	if msg := bodyMessage(readLimited(resp.Body)); msg != "" {
-		return probe.Failf(typ, "HTTP %d: %s", resp.StatusCode, msg)
-	}
-	return probe.Failf(typ, "HTTP %d", resp.StatusCode)
+	return serverFailure(typ, fmt.Sprintf("HTTP %d", resp.StatusCode), b.bodyError(resp.Body))
 }

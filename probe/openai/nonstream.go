@@ -22,14 +22,15 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	}
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return probe.Failf(probe.ErrorProtocol, "could not decode response: %v: %s", err, bodyMessage(data))
+		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))
 	}
-	if m := errorMessage(c.Error); m != "" {
-		return probe.Failf(probe.ErrorProtocol, "error in response: %s", m)
+	if e, ok := c.serverError(data); ok {
+		return serverFailure(probe.ErrorProtocol, "error in response", e)
 	}
 	if len(c.Choices) == 0 {
 		return probe.Failf(probe.ErrorProtocol, "response has no choices")
 	}
-	x.tok.add(c.Usage)
+	x.rec.OutputSeen, _ = c.kinds()
+	c.report(&x.usage)
 	return nil
 }

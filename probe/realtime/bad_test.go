@@ -142,9 +142,9 @@ func TestUnknownEventsWithinBound(t *testing.T) {
 	b := newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs, afterFinal: true}), Timeout: 5 * time.Second, MaxUnknownEvents: 3})
 	rec := do(b)
 	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
-	if rec.Iterations != 2 || len(rec.ChunkTimes) != 4 || rec.OutputTokens != 2 || rec.PromptTokens != 7 {
+	if rec.Iterations != 2 || rec.ChunkGaps.Chunks() != 4 || rec.OutputTokens != 2 || rec.PromptTokens != 7 {
 		t.Errorf("%d iterations, %d chunks, %d output and %d prompt tokens; want 2, 4, 2, 7",
-			rec.Iterations, len(rec.ChunkTimes), rec.OutputTokens, rec.PromptTokens)
+			rec.Iterations, rec.ChunkGaps.Chunks(), rec.OutputTokens, rec.PromptTokens)
 	}
 }
 
@@ -172,8 +172,8 @@ func TestDoneBeforeCommit(t *testing.T) {
 		rec := do(b)
 		checkOutcome(t, rec, probe.Errored, probe.ErrorProtocol)
 		want := "transcription done before the input was committed"
-		if !strings.HasPrefix(rec.Error, want) || len(rec.Sent) != 1 {
-			t.Errorf("error %q, %d chunks sent; want it to start %q, 1", rec.Error, len(rec.Sent), want)
+		if !strings.HasPrefix(rec.Error, want) || rec.Sent.Len() != 1 {
+			t.Errorf("error %q, %d chunks sent; want it to start %q, 1", rec.Error, rec.Sent.Len(), want)
 		}
 	}
 }

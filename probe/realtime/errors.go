@@ -2,7 +2,6 @@ package realtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,17 +39,23 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 		rec.ErrorType = probe.ErrorTimeout
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
 	case errors.As(err, &f):
-		rec.ErrorType = f.Type
+		rec.ErrorType, rec.ErrorCode = f.Type, b.redact.BoundCode(f.Code)
 	default:
 		rec.ErrorType = probe.ErrorConnection
 	}
 	rec.Error = b.redact.Bound(err.Error())
 }
 
+// handshakeBodyBytes bounds how much of a refused handshake's body is read.
+const handshakeBodyBytes = 4096
+
 // handshakeError classifies a failed handshake: a status ≥ 400 by its
 // class, any other answer that is not an upgrade as a protocol error, as
 // is an answer that is not HTTP at all; no answer is a connection error.
-func handshakeError(err error, resp *http.Response) error {
+// A refusal's message and code come from its body (probe.ParseServerError),
+// read up to handshakeBodyBytes and, when cut there, redacted first, its
+// end too (probe.Redactor.Cut), so that no part of a key survives the cut.
+func (b *Backend) handshakeError(err error, resp *http.Response) error {
 	if resp == nil {
 		if notHTTP(err) {
 			return probe.Failf(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
@@ -58,8 +63,10 @@ func handshakeError(err error, resp *http.Response) error {
 		return fmt.Errorf("could not connect: %w", err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	msg := strings.TrimSpace(string(body))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, handshakeBodyBytes+1))
+	if len(body) > handshakeBodyBytes {
+		body = []byte(b.redact.Cut(string(body[:handshakeBodyBytes])))
+	}
 	typ := probe.ErrorProtocol
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
@@ -72,10 +79,8 @@ func handshakeError(err error, resp *http.Response) error {
 	if typ == probe.ErrorProtocol {
 		return probe.Failf(typ, "handshake answered HTTP %d instead of switching protocols", resp.StatusCode)
 	}
-	if m := errorText(body); m != "" {
-		msg = m
-	}
-	return probe.Failf(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
+	e := probe.ParseServerError(body)
+	return &probe.Failure{Type: typ, Msg: fmt.Sprintf("handshake refused: HTTP %d: %s", resp.StatusCode, e.Message), Code: e.Code}
 }
 
 // notHTTP reports whether err is net/http's or net/textproto's verdict on
@@ -107,28 +112,4 @@ func readError(err error) error {
 		return probe.Failf(probe.ErrorProtocol, "server message too large: %v", err)
 	}
 	return fmt.Errorf("connection lost before %s: %w", EventDone, err)
-}
-
-// errorText returns the message of an error value: the "message" of an
-// object (OpenAI), the string itself (vLLM), or of {"error": …} around
-// either; empty when there is none.
-func errorText(raw []byte) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var obj struct {
-		Message string          `json:"message"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &obj) != nil {
-		return ""
-	}
-	if obj.Message != "" {
-		return obj.Message
-	}
-	if len(obj.Error) > 0 {
-		return errorText(obj.Error)
-	}
-	return ""
 }

@@ -25,8 +25,10 @@ type session struct {
 	b         *Backend
 	rec       *probe.Record
 	conn      *websocket.Conn
-	tok       tokens
+	usage     probe.Usage
 	unknown   int
+	events    int         // server messages read
+	bytes     int64       // bytes of the server messages read
 	committed atomic.Bool // set just before the final commit is sent
 }
 
@@ -46,57 +48,45 @@ type (
 	}
 )
 
-// serverEvent holds the fields of every server event llmprober reads.
+// serverEvent holds the fields of every server event llmprober reads, and
+// the message itself (raw), whose error reports are read whole.
 type serverEvent struct {
 	Type       string          `json:"type"`
 	Delta      string          `json:"delta"`
 	Text       string          `json:"text"`
 	Transcript string          `json:"transcript"`
-	Usage      *usage          `json:"usage"`
-	Error      json.RawMessage `json:"error"`
+	Usage      json.RawMessage `json:"usage"`
+	raw        []byte
 }
 
-// usage is the usage report of a done event, in either spelling.
+// usage is the usage report of a done event, in vLLM's spelling (prompt,
+// completion) or OpenAI's (input, output); OpenAI's wins where both are given.
 type usage struct {
-	PromptTokens     *int `json:"prompt_tokens"`
-	CompletionTokens *int `json:"completion_tokens"`
-	InputTokens      *int `json:"input_tokens"`
-	OutputTokens     *int `json:"output_tokens"`
+	PromptTokens     probe.TokenCount `json:"prompt_tokens"`
+	CompletionTokens probe.TokenCount `json:"completion_tokens"`
+	InputTokens      probe.TokenCount `json:"input_tokens"`
+	OutputTokens     probe.TokenCount `json:"output_tokens"`
 }
 
-// tokens is what a request learned about its token counts.
-type tokens struct {
-	prompt, output *int
-}
-
-// apply sets the record's token counts: from the usage report when there
-// was one, else the output tokens counted as token events.
-func (t *tokens) apply(rec *probe.Record) {
-	if t.prompt != nil {
-		rec.PromptTokens, rec.PromptTokensFrom = *t.prompt, probe.TokensFromUsage
-	}
-	if t.output != nil {
-		rec.OutputTokens, rec.OutputTokensFrom = *t.output, probe.TokensFromUsage
+// report passes the event's usage report, if any, to u.
+func (ev *serverEvent) report(u *probe.Usage) {
+	if len(ev.Usage) == 0 || string(ev.Usage) == "null" {
 		return
 	}
-	rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, probe.TokensCounted
-}
-
-// add takes the counts of u.
-func (t *tokens) add(u *usage) {
-	if u == nil {
+	var r usage
+	if json.Unmarshal(ev.Usage, &r) != nil {
+		u.Malformed()
 		return
 	}
-	for _, p := range []*int{u.PromptTokens, u.InputTokens} {
-		if p != nil && *p >= 0 {
-			t.prompt = p
-		}
+	u.Report(either(r.InputTokens, r.PromptTokens), either(r.OutputTokens, r.CompletionTokens))
+}
+
+// either returns a unless it is absent, else b.
+func either(a, b probe.TokenCount) probe.TokenCount {
+	if a.State != probe.CountAbsent {
+		return a
 	}
-	for _, p := range []*int{u.CompletionTokens, u.OutputTokens} {
-		if p != nil && *p >= 0 {
-			t.output = p
-		}
-	}
+	return b
 }
 
 // open waits for the session to be created, then configures it and starts
@@ -154,7 +144,7 @@ func (s *session) write(rctx context.Context, readerDone <-chan struct{}) error 
 		if err := s.conn.WriteJSON(ev); err != nil {
 			return fmt.Errorf("could not send audio: %w", err)
 		}
-		s.rec.Sent = append(s.rec.Sent, last)
+		s.rec.Sent.Add(last)
 	}
 	s.committed.Store(true)
 	return s.sendAll(commitEvent{Type: EventCommit, Final: true})
@@ -186,11 +176,20 @@ func (s *session) read() error {
 	}
 }
 
-// next reads and decodes one server event.
+// next reads and decodes one server event. At most MaxEvents messages of
+// MaxBytes bytes together are read per request.
 func (s *session) next() (serverEvent, error) {
 	mt, data, err := s.conn.ReadMessage()
 	if err != nil {
 		return serverEvent{}, readError(err)
+	}
+	s.events++
+	s.bytes += int64(len(data))
+	switch {
+	case s.events > s.b.cfg.MaxEvents:
+		return serverEvent{}, probe.Failf(probe.ErrorProtocol, "more than %d server events in one request", s.b.cfg.MaxEvents)
+	case s.bytes > s.b.cfg.MaxBytes:
+		return serverEvent{}, probe.Failf(probe.ErrorProtocol, "server events longer than %d bytes together in one request", s.b.cfg.MaxBytes)
 	}
 	return decode(mt, data)
 }
@@ -207,30 +206,28 @@ func decode(mt int, data []byte) (serverEvent, error) {
 	if ev.Type == "" {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: no type")
 	}
+	ev.raw = data
 	return ev, nil
 }
 
 // event handles one event that arrived at now; done is true at the final transcript.
 func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
-	rec := s.rec
 	switch {
 	case deltaEvents[ev.Type]:
 		s.chunk(now)
 		if ev.Delta != "" {
-			rec.Iterations++
-			rec.Received = append(rec.Received, now)
-			rec.LastToken = now
-			if rec.FirstToken.IsZero() {
-				rec.FirstToken, rec.FirstOutputToken = now, now
-			}
+			s.token(now)
 		}
 	case doneEvents[ev.Type]:
 		if !s.committed.Load() {
 			return false, probe.Failf(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
 		}
 		s.chunk(now)
-		s.tok.add(ev.Usage)
-		rec.End = now
+		if s.rec.Iterations == 0 && (ev.Text != "" || ev.Transcript != "") {
+			s.token(now) // the whole transcript at once, without deltas
+		}
+		ev.report(&s.usage)
+		s.rec.End = now
 		return true, nil
 	case errorEvents[ev.Type]:
 		return false, errorEvent(ev)
@@ -242,10 +239,17 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 }
 
 // chunk records a transcript event's arrival.
-func (s *session) chunk(now time.Time) {
-	s.rec.ChunkTimes = append(s.rec.ChunkTimes, now)
-	if s.rec.FirstChunk.IsZero() {
-		s.rec.FirstChunk = now
+func (s *session) chunk(now time.Time) { s.rec.AddChunk(now) }
+
+// token records a token event (a non-empty delta) that arrived at now.
+func (s *session) token(now time.Time) {
+	rec := s.rec
+	rec.Iterations++
+	rec.OutputSeen = true
+	rec.Received.Add(now)
+	rec.LastToken = now
+	if rec.FirstToken.IsZero() {
+		rec.FirstToken, rec.FirstOutputToken = now, now
 	}
 }
 
@@ -260,16 +264,27 @@ func (s *session) unknownEvent(typ string) error {
 
 // errorEvent returns the failure of an error event: "server error event"
 // or, for OpenAI's failed transcription, "transcription failed", then the
-// error's message when it has one.
+// error's message when it has one; the error's code is kept (vLLM puts it
+// beside the error string, OpenAI inside the error object).
 func errorEvent(ev serverEvent) error {
 	what := "server error event"
 	if ev.Type == EventOpenAIFailed {
 		what = "transcription failed"
 	}
-	if m := errorText(ev.Error); m != "" {
-		return probe.Failf(probe.ErrorStream, "%s: %s", what, m)
+	var report struct {
+		Error json.RawMessage `json:"error"`
+		Code  json.RawMessage `json:"code"`
 	}
-	return probe.Failf(probe.ErrorStream, "%s", what)
+	_ = json.Unmarshal(ev.raw, &report)
+	e := probe.ParseServerError(report.Error)
+	if e.Code == "" {
+		e.Code = probe.ErrorCodeOf(report.Code)
+	}
+	f := &probe.Failure{Type: probe.ErrorStream, Msg: what, Code: e.Code}
+	if e.Message != "" {
+		f.Msg = what + ": " + e.Message
+	}
+	return f
 }
 
 // close says goodbye after a successful request.

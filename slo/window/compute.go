@@ -125,7 +125,8 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
-	snap.Measuring, snap.Approximate, snap.origin, snap.Probes = true, g.approximate, g.origin, g.probes
+	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, g.codes
+	snap.Probes = g.probes
 	snap.End, snap.Start = wallBounds(&g)
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(&g)

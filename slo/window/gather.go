@@ -21,6 +21,8 @@ type gathered struct {
 	running []time.Time
 	// probes are the scheduler's counts of the window's buckets.
 	probes Probes
+	// codes is the store's error code table as of the gathering.
+	codes codeTable
 }
 
 // part is one bucket's records and its counts by status.
@@ -36,6 +38,7 @@ func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g.running = append([]time.Time(nil), s.running...)
+	g.codes = s.codes
 	r := s.ring
 	if r == nil || now.Before(r.origin) {
 		return g, false

@@ -11,8 +11,9 @@ import (
 // it.
 type Record struct {
 	// Request holds the request's instants (zero when absent), token counts
-	// and sources, streaming iteration count, outcome, error type, HTTP
-	// status, stream flag and sequence number; for a WebSocket request,
+	// and sources, the usage flags, streaming iteration count, outcome,
+	// error type and code, HTTP status, stream flag and sequence number;
+	// for a WebSocket request,
 	// Sent and Received hold one stand-in instant each that reproduce its
 	// round-trip metrics (the last packet sent, and that plus the average
 	// RTT), not its packets. Other fields are empty.
@@ -54,6 +55,7 @@ func (s *Snapshot) Records() []Record {
 		for i, we := range s.entries {
 			r := &s.records[i]
 			r.Request, r.Weight = we.e.record(s.origin), we.weight
+			r.Request.ErrorCode = s.codes.text(we.e.code)
 			r.vals, r.defined = values(&r.Request)
 			for m := range numMetrics {
 				r.included[m] = r.defined[m] && a.contains(we.e.eventTime(Metric(m)))

@@ -80,6 +80,7 @@ type Snapshot struct {
 	startOff, endOff int64
 	entries          []weightedEntry
 	running          []time.Time
+	codes            codeTable
 
 	recordsOnce sync.Once
 	records     []Record

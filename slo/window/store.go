@@ -18,9 +18,10 @@ type Store struct {
 	target string
 	set    Settings
 
-	mu      sync.Mutex // guards ring, running
+	mu      sync.Mutex // guards ring, running, codes
 	ring    *ring      // nil until measuring is scheduled to begin
 	running []time.Time
+	codes   codeTable
 
 	cache cache // the last snapshots, one per window
 }
@@ -123,6 +124,7 @@ func (s *Store) Finished(rec *probe.Record) {
 	s.begin(now)
 	s.stopRunning(rec.RequestStart)
 	e := newEntry(rec, s.ring.origin, end)
+	e.code = s.codes.number(rec.ErrorCode)
 	if rec.End.IsZero() && len(s.set.Objectives) > 0 {
 		withEnd := *rec
 		withEnd.End = end

@@ -46,7 +46,7 @@ func (a *accumulator) summarize(m Metric, st int, ev moments, confidence float64
 	}
 	w := stats.SummarizeWeighted(xs, ws)
 	out := Summary{Weighted: true, Summary: stats.Summary{
-		Count: w.Count, Mean: w.Mean, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
+		Count: w.Count, Mean: w.Mean, Variance: w.Variance, StdDev: w.StdDev, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
 	}}
 	if v, ok := w.Percentile(stats.P50); ok {
 		out.Median = &v
@@ -89,8 +89,10 @@ func (a *accumulator) collect(m Metric, st int) []sample {
 
 // estimate describes the sampled values together with the evicted ones
 // aggregated in ev:
-// count, sum, mean, variance, extremes and the mean's interval exactly,
-// median, mode and percentiles as estimates, without intervals.
+// count, sum, mean, variance (token-weighted for a weighted metric),
+// extremes and the mean's interval exactly, median, mode and percentiles
+// as estimates, without intervals. A weighted metric has no sum, mode or
+// interval.
 func estimate(m Metric, samples []sample, ev moments, confidence float64) Summary {
 	var mo moments
 	for _, s := range samples {
@@ -105,16 +107,18 @@ func estimate(m Metric, samples []sample, ev moments, confidence float64) Summar
 		mean = lo
 	}
 	out.Mean, out.Min, out.Max = &mean, &lo, &hi
+	variance := 0.0
+	if lo != hi {
+		variance = mo.m2 / float64(mo.n)
+	}
+	sd := math.Sqrt(variance)
+	out.Variance, out.StdDev = &variance, &sd
 	if !m.Weighted() {
 		if validConfidence(confidence) {
 			out.Confidence = confidence
 		}
-		sum, variance := mo.total(), 0.0
-		if lo != hi {
-			variance = mo.m2 / float64(mo.n)
-		}
-		sd := math.Sqrt(variance)
-		out.Sum, out.Variance, out.StdDev = &sum, &variance, &sd
+		sum := mo.total()
+		out.Sum = &sum
 		out.MeanCI = meanCI(&mo, mean, out.Confidence)
 	}
 	estimateOrder(&out, samples, !m.Weighted())

@@ -1,0 +1,48 @@
+package window
+
+import (
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// TestEntrySize: the error code and the flags fit in the 96-byte entry
+// the README states.
+func TestEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(entry{}); n != 96 {
+		t.Errorf("entry is %d bytes, want 96", n)
+	}
+}
+
+// TestRecordsKeepCodeAndFlags: a window's records carry each request's
+// error code and usage flags; codes past the table's 254 are shown as not
+// kept, and the table never holds more.
+func TestRecordsKeepCodeAndFlags(t *testing.T) {
+	s, clk := newTestStore(t, Settings{SampleCap: 720000}) // 1000 records per bucket: all kept
+	for i := range 300 {
+		rec := req{seq: uint64(i), start: 1000, first: -1, firstOut: -1, last: -1, end: 1100, outcome: probe.Errored}.record()
+		rec.ErrorType, rec.ErrorCode = probe.ErrorStream, "code-"+strconv.Itoa(i%260)
+		rec.UsageInconsistent, rec.TokensClamped = i%2 == 0, i%3 == 0
+		s.Finished(rec)
+	}
+	clk.Set(at(30000))
+	recs := s.Current(time.Minute).Records()
+	if len(recs) != 300 || len(s.codes) != maxCodes {
+		t.Fatalf("%d records, %d codes kept; want 300, %d", len(recs), len(s.codes), maxCodes)
+	}
+	for _, r := range recs {
+		q := r.Request
+		i := int(q.Seq)
+		want := "code-" + strconv.Itoa(i%260)
+		if i%260 >= maxCodes {
+			want = codeNotKeptText
+		}
+		if q.ErrorCode != want || q.UsageInconsistent != (i%2 == 0) || q.TokensClamped != (i%3 == 0) {
+			t.Errorf("record %d: code %q inconsistent %v clamped %v; want %q, %v, %v",
+				i, q.ErrorCode, q.UsageInconsistent, q.TokensClamped, want, i%2 == 0, i%3 == 0)
+		}
+	}
+}
