@@ -26,6 +26,14 @@ type Config struct {
 	// WindowSampleCap is how many records per target the windows keep
 	// exactly before sampling. Default 100000.
 	WindowSampleCap int `yaml:"window_sample_cap"`
+	// WindowGauges selects the window figures exported as gauges. Default
+	// DefaultWindowGauges.
+	WindowGauges WindowGauges `yaml:"window_gauges"`
+	// SeriesLimit bounds the series the configuration may export (every
+	// instrument's worst case, without the Go and process collectors):
+	// check and run refuse a configuration above it. Default
+	// DefaultSeriesLimit.
+	SeriesLimit int `yaml:"series_limit"`
 
 	// src says where each setting came from (file and line, or the
 	// environment variable or flag); nil for a Config built in code.

@@ -53,6 +53,19 @@ type TestEnv struct {
 	// RequireIntegration makes integration tests fail, not skip, when
 	// what they need is missing.
 	RequireIntegration bool `env:"LLMPROBER_REQUIRE_INTEGRATION"`
+	// OTelCol is the OpenTelemetry Collector binary the OTLP integration
+	// test runs.
+	OTelCol string `env:"LLMPROBER_OTELCOL"`
+}
+
+// CommandEnv holds the variables the command line reads itself, as the
+// defaults of its flags (run and check's --shard and --shards); they are
+// known here so that setting them is not an error.
+type CommandEnv struct {
+	// Shard is the default of --shard.
+	Shard string `env:"LLMPROBER_SHARD"`
+	// Shards is the default of --shards.
+	Shards string `env:"LLMPROBER_SHARDS"`
 }
 
 // envVarPrefix begins the name of every variable llmprober reads.
@@ -60,10 +73,10 @@ const envVarPrefix = "LLMPROBER_"
 
 // KnownVars returns every LLMPROBER_* variable llmprober knows, sorted:
 // those of the env tags of Env and of the structs it holds, APIKeyVar,
-// and those of TestEnv.
+// and those of CommandEnv and TestEnv.
 func KnownVars() []string {
 	known := []string{APIKeyVar}
-	for _, t := range []reflect.Type{reflect.TypeFor[Env](), reflect.TypeFor[TestEnv]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[Env](), reflect.TypeFor[CommandEnv](), reflect.TypeFor[TestEnv]()} {
 		known = append(known, tagVars(t)...)
 	}
 	slices.Sort(known)

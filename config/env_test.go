@@ -125,6 +125,7 @@ func TestResolveEnvOnly(t *testing.T) {
 			Schedule: Schedule{Strategy: "constant", Rate: 0.2, MaxConcurrency: 4, MaxQueue: ptr(0)},
 		}},
 		Windows: DefaultWindows(), Confidence: ptr(0.95), WindowSampleCap: 100000,
+		WindowGauges: DefaultWindowGauges(), SeriesLimit: DefaultSeriesLimit,
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("Resolve =\n%+v\nwant\n%+v", got, want)

@@ -74,10 +74,12 @@ func TestUnknownVariables(t *testing.T) {
 }
 
 // TestKnownVarsFromTheTags: the known variables are exactly those of the
-// env tags, of Env, EnvTarget, EnvObjective and TestEnv, and APIKeyVar.
+// env tags, of Env, EnvTarget, EnvObjective, CommandEnv and TestEnv, and
+// APIKeyVar.
 func TestKnownVarsFromTheTags(t *testing.T) {
 	var want []string
-	for _, typ := range []reflect.Type{reflect.TypeFor[Env](), reflect.TypeFor[EnvTarget](), reflect.TypeFor[EnvObjective](), reflect.TypeFor[TestEnv]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Env](), reflect.TypeFor[EnvTarget](), reflect.TypeFor[EnvObjective](),
+		reflect.TypeFor[CommandEnv](), reflect.TypeFor[TestEnv]()} {
 		for _, name := range envVars(typ) {
 			want = append(want, name)
 		}

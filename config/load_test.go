@@ -85,6 +85,8 @@ func TestLoadFull(t *testing.T) {
 		},
 		Windows:    []time.Duration{30 * time.Second, 5 * time.Minute, time.Hour},
 		Confidence: ptr(0.99), Warmup: 30 * time.Second, WindowSampleCap: 200000,
+		WindowGauges: WindowGauges{Export: []string{"percentiles", "means", "slo", "intervals"}, Percentiles: []string{"p50", "p90", "p99"}},
+		SeriesLimit:  500000,
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(full.yml) =\n%+v\nwant\n%+v", got, want)

@@ -43,15 +43,16 @@ func chunks(ms ...int) *probe.Gaps {
 	return g
 }
 
-// Fixture targets: alpha is a streamed chat target with one objective set
-// (TTFT ≤ 0.3 s, ITL ≤ 0.05 s, 99% over 30 days), beta a non-streamed
-// completions target whose provider is left to the default.
+// Fixture targets: alpha is a streamed chat target with conversations and
+// one objective set (TTFT ≤ 0.3 s, ITL ≤ 0.05 s, 99% over 30 days), beta a
+// non-streamed completions target under a closed-loop strategy whose
+// provider is left to the default.
 var (
 	alpha = Target{Name: "alpha", Model: "llama-3-8b", API: "chat", Stream: true, Provider: "openai",
-		ServerAddress: "10.0.0.1", ServerPort: 8000, Objectives: []slo.Objective{alphaObjective}}
+		ServerAddress: "10.0.0.1", ServerPort: 8000, Objectives: []slo.Objective{alphaObjective}, Conversations: true}
 	alphaObjective = slo.Objective{Name: "default", Attainment: 0.99, Period: 30 * 24 * time.Hour,
 		Thresholds: []slo.Threshold{{Quantity: slo.TTFT, Max: 300 * time.Millisecond}, {Quantity: slo.ITL, Max: 50 * time.Millisecond}}}
-	beta = Target{Name: "beta", Model: "gpt2", API: "completions", ServerAddress: "llm.example", ServerPort: 443}
+	beta = Target{Name: "beta", Model: "gpt2", API: "completions", ServerAddress: "llm.example", ServerPort: 443, ClosedLoop: true}
 )
 
 // alphaOK is a successful streamed chat request. Derived quantities (s):

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
@@ -26,8 +27,8 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 <p><a href="/metrics">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <h2>Targets</h2>
 <table border="1">
-<tr><th>Target</th><th>Model</th><th>API</th><th>Stream</th><th>Server</th><th>Start-up state</th><th>Successful</th><th>Errored</th><th>Incomplete</th></tr>
-{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Model}}</td><td>{{.API}}</td><td>{{.Stream}}</td><td>{{.Server}}</td><td>{{.State}}</td><td>{{.Successful}}</td><td>{{.Errored}}</td><td>{{.Incomplete}}</td></tr>
+<tr><th>Target</th><th>Model</th><th>API</th><th>Stream</th><th>Server</th><th>Start-up state</th><th>Scheduled</th><th>Sent</th><th>Dropped</th><th>Successful</th><th>Errored</th><th>Incomplete</th></tr>
+{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Model}}</td><td>{{.API}}</td><td>{{.Stream}}</td><td>{{.Server}}</td><td>{{.State}}</td><td>{{.Scheduled}}</td><td>{{.Sent}}</td><td>{{.Dropped}}</td><td>{{.Successful}}</td><td>{{.Errored}}</td><td>{{.Incomplete}}</td></tr>
 {{end}}</table>
 {{template "windows" .Windows}}
 {{range .Targets}}
@@ -51,6 +52,8 @@ type landingPage struct {
 // landingTarget is one row of the target table and its recent requests.
 type landingTarget struct {
 	Name, Model, API, Stream, Server, State string
+	Scheduled, Sent                         uint64
+	Dropped                                 string
 	Successful, Errored, Incomplete         uint64
 	Recent                                  []landingProbe
 }
@@ -87,6 +90,7 @@ func newLandingTarget(st *TargetStatus) landingTarget {
 		Server: serverHost(t), State: stateText(st),
 		Successful: st.Counts[probe.Successful], Errored: st.Counts[probe.Errored],
 		Incomplete: st.Counts[probe.Incomplete],
+		Scheduled:  st.Probes.Scheduled, Sent: st.Probes.Sent, Dropped: droppedText(st.Probes),
 	}
 	for _, p := range st.Recent {
 		lt.Recent = append(lt.Recent, newLandingProbe(&p))
@@ -104,6 +108,27 @@ func newLandingProbe(p *ProbeSummary) landingProbe {
 		ITL: durationText(p.ITL), TPOT: durationText(p.TPOT),
 		OutputTokens: tokensText(p.OutputTokens, p.OutputTokensFrom), Usage: usageText(p.UsageInconsistent, p.TokensClamped),
 	}
+}
+
+// droppedText is the total of drops with their share of the scheduled
+// requests and the count of each reason that happened: "128 (30.8%;
+// queue_full 128)", "2 (shutdown 2)" with nothing scheduled, or "0".
+func droppedText(p ProbeCounts) string {
+	total := p.DroppedTotal()
+	if total == 0 {
+		return "0"
+	}
+	var reasons []string
+	for _, r := range probe.DropReasons {
+		if n := p.Dropped[r]; n > 0 {
+			reasons = append(reasons, string(r)+" "+strconv.FormatUint(n, 10))
+		}
+	}
+	detail := strings.Join(reasons, ", ")
+	if p.Scheduled > 0 {
+		detail = strconv.FormatFloat(100*float64(total)/float64(p.Scheduled), 'f', 1, 64) + "%; " + detail
+	}
+	return strconv.FormatUint(total, 10) + " (" + detail + ")"
 }
 
 // usageText says what was wrong with a request's usage report: "inconsistent"

@@ -131,7 +131,7 @@ func TestHistogramValues(t *testing.T) {
 		{"TTFOT 0.27 s lands in le=0.3", "llmprober_time_to_first_output_token_seconds",
 			map[string]string{"target": "alpha"}, 1, 0.27, map[float64]int64{0.25: 0, 0.3: 1}},
 		{"ITL 0.02 s lands in le=0.02", "llmprober_inter_token_latency_seconds",
-			map[string]string{"target": "alpha"}, 1, 0.02, map[float64]int64{0.015: 0, 0.02: 1}},
+			map[string]string{"target": "alpha"}, 1, 0.02, map[float64]int64{0.01: 0, 0.02: 1}},
 		{"TPOT 0.0775 s lands in le=0.1", "llmprober_time_per_output_token_seconds",
 			map[string]string{"target": "alpha"}, 1, 0.0775, map[float64]int64{0.075: 0, 0.1: 1}},
 		{"non-streamed TPOT 0.03125 s lands in le=0.04", "llmprober_time_per_output_token_seconds",
@@ -140,11 +140,11 @@ func TestHistogramValues(t *testing.T) {
 		{"dispatch delay of every outcome", "llmprober_dispatch_delay_seconds",
 			map[string]string{"target": "alpha"}, 3, fsum(0.01, 0, 0.005), map[float64]int64{0.0001: 1, 0.005: 2, 0.01: 3}},
 		{"scheduled latency 0.34 s of the successful request only", "llmprober_scheduled_latency_seconds",
-			map[string]string{"target": "alpha"}, 1, 0.34, map[float64]int64{0.3: 0, 0.4: 1}},
+			map[string]string{"target": "alpha"}, 1, 0.34, map[float64]int64{0.3: 0, 0.5: 1}},
 		{"first byte 0.1 s and 0.05 s", "llmprober_http_phase_duration_seconds",
 			map[string]string{"target": "alpha", "phase": "first_byte"}, 2, fsum(0.1, 0.05), map[float64]int64{0.05: 1, 0.1: 2}},
 		{"dns 0.002 s", "llmprober_http_phase_duration_seconds",
-			map[string]string{"target": "alpha", "phase": "dns"}, 1, 0.002, map[float64]int64{0.001: 0, 0.0025: 1}},
+			map[string]string{"target": "alpha", "phase": "dns"}, 1, 0.002, map[float64]int64{0.001: 0, 0.005: 1}},
 		{"tls 0.02 s", "llmprober_http_phase_duration_seconds",
 			map[string]string{"target": "beta", "phase": "tls"}, 1, 0.02, map[float64]int64{0.01: 0, 0.025: 1}},
 		{"successful duration 0.33 s", "gen_ai_client_operation_duration_seconds",
@@ -255,10 +255,46 @@ func TestCounterAndGaugeValues(t *testing.T) {
 
 func TestBuildInfo(t *testing.T) {
 	m, _ := newTestMetrics(t)
-	want := map[string]string{"version": "1.2.3", "revision": "abc123", "goversion": runtime.Version()}
+	want := map[string]string{"version": "1.2.3", "revision": "abc123", "goversion": runtime.Version(),
+		"service_name": "llmprober", "service_instance_id": m.Identity().InstanceID}
 	mt := findMetric(gather(t, m), "llmprober_build_info", want)
-	if mt == nil || mt.GetGauge().GetValue() != 1 {
-		t.Fatalf("llmprober_build_info%v = %v; want 1", want, mt)
+	if mt == nil || mt.GetGauge().GetValue() != 1 || !uuidV4.MatchString(m.Identity().InstanceID) {
+		t.Fatalf("llmprober_build_info%v = %v; want 1 with a random instance id", want, mt)
+	}
+	other, _ := newTestMetrics(t)
+	if other.Identity().InstanceID == m.Identity().InstanceID {
+		t.Errorf("two processes share service.instance.id %s", m.Identity().InstanceID)
+	}
+}
+
+// TestIdentityFromEnvironment: OTEL_RESOURCE_ATTRIBUTES and
+// OTEL_SERVICE_NAME set the identity, on the resource and on build info.
+func TestIdentityFromEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name, attrs, service string
+		want                 Identity
+	}{
+		{"instance id and pod from the downward API", "service.instance.id=pod-7,k8s.pod.name=pod-7", "",
+			Identity{ServiceName: "llmprober", InstanceID: "pod-7"}},
+		{"service name variable wins", "service.name=a,service.instance.id=x", "probe-eu",
+			Identity{ServiceName: "probe-eu", InstanceID: "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tc.attrs)
+			t.Setenv("OTEL_SERVICE_NAME", tc.service)
+			m, err := NewMetrics(context.Background(), Options{Version: "1", Getenv: noEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = m.Shutdown(context.Background()) }()
+			if m.Identity() != tc.want {
+				t.Errorf("identity %+v, want %+v", m.Identity(), tc.want)
+			}
+			labels := map[string]string{"service_name": tc.want.ServiceName, "service_instance_id": tc.want.InstanceID}
+			if findMetric(gather(t, m), "llmprober_build_info", labels) == nil {
+				t.Errorf("llmprober_build_info lacks %v", labels)
+			}
+		})
 	}
 }
 

@@ -74,12 +74,13 @@ func otlpProtocol(getenv func(string) string) (string, error) {
 	}
 }
 
-// newOTLPReader returns a periodic reader pushing over OTLP and the
-// exporter counting its exports, or nils when the environment does not ask
-// for OTLP. The exporter reads its endpoint, headers, timeout and TLS
+// newOTLPReader returns a periodic reader (with opts) pushing over OTLP
+// and the exporter counting its exports and telling watch of overflow
+// series, or nils when the environment does not ask for OTLP. The exporter reads its endpoint, headers, timeout and TLS
 // settings, and the reader its interval, from the standard environment
 // variables.
-func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.Reader, *countingExporter, error) {
+func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
+	opts ...sdkmetric.PeriodicReaderOption) (sdkmetric.Reader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
 		return nil, nil, err
@@ -97,8 +98,8 @@ func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.R
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	counted := &countingExporter{Exporter: exp}
-	return sdkmetric.NewPeriodicReader(counted), counted, nil
+	counted := &countingExporter{Exporter: exp, overflow: watch}
+	return sdkmetric.NewPeriodicReader(counted, opts...), counted, nil
 }
 
 // ValidateEnv checks the exporter selection in the environment

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -233,8 +234,8 @@ func attrsMatch(kvs []*commonpb.KeyValue, want map[string]string) bool {
 func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	t.Helper()
 	byName, res := otlpMetrics(req)
-	if res["service.name"] != "llmprober" || res["service.version"] != "1.2.3" {
-		t.Errorf("resource = %v; want service.name llmprober, service.version 1.2.3", res)
+	if res["service.name"] != "llmprober" || res["service.version"] != "1.2.3" || !uuidV4.MatchString(res["service.instance.id"]) {
+		t.Errorf("resource = %v; want service.name llmprober, service.version 1.2.3, a random service.instance.id", res)
 	}
 	want := []string{
 		InstrumentOperationDuration, InstrumentTokenUsage, InstrumentTimeToFirstChunk, InstrumentTimePerOutputChunk,
@@ -243,11 +244,16 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
-		InstrumentOTLPExports,
+		InstrumentOTLPExports, InstrumentBuildInfo,
+		// The Go and process collectors, bridged, as the dashboards read them.
+		"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines",
 	}
 	var got []string
 	for n := range byName {
-		got = append(got, n)
+		if n == "process_cpu_seconds_total" || n == "process_resident_memory_bytes" || n == "go_goroutines" ||
+			!strings.HasPrefix(n, "go_") && !strings.HasPrefix(n, "process_") {
+			got = append(got, n)
+		}
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -257,6 +263,9 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	checkOTLPTTFT(t, byName[InstrumentTTFT])
 	checkOTLPRequests(t, byName[InstrumentRequests])
 }
+
+// uuidV4 matches a random UUID as service.instance.id is drawn.
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 // checkOTLPTTFT: one 0.25 s sample in the bucket (0.2, 0.25] of the latency boundaries.
 func checkOTLPTTFT(t *testing.T, mt *metricspb.Metric) {

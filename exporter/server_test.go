@@ -140,13 +140,16 @@ func TestLandingPage(t *testing.T) {
 		name, row string
 		want      []string
 	}{
-		// name, model, api, stream, server, state, successful, errored, incomplete
+		// name, model, api, stream, server, state, scheduled, sent, dropped,
+		// successful, errored, incomplete: alpha had 5 due, 4 sent, 1 of the
+		// 5 (20%) dropped for a full queue; beta 2 dropped at shutdown and
+		// none scheduled (its request came from the fixture alone).
 		{"alpha summary", "<td>llama-3-8b</td>",
-			[]string{"alpha", "llama-3-8b", "chat", "true", "10.0.0.1:8000", "ready", "1", "1", "1"}},
+			[]string{"alpha", "llama-3-8b", "chat", "true", "10.0.0.1:8000", "ready", "5", "4", "1 (20.0%; queue_full 1)", "1", "1", "1"}},
 		{"beta summary", "<td>gpt2</td>",
-			[]string{"beta", "gpt2", "completions", "false", "llm.example:443", "failed (30.0 s)", "1", "0", "0"}},
+			[]string{"beta", "gpt2", "completions", "false", "llm.example:443", "failed (30.0 s)", "0", "1", "2 (shutdown 2)", "1", "0", "0"}},
 		{"gamma without server", "<td>gamma</td>",
-			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0"}},
+			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0", "0", "0", "0"}},
 		// time, seq, outcome, error type, error code, error, status, latency, TTFT, TTFOT, ITL, TPOT,
 		// tokens, usage report: alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
 		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>—</td><td>200</td><td>330.0",

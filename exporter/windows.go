@@ -19,6 +19,7 @@ type Windows struct {
 	targets  []*windowTarget
 	byName   map[string]*windowTarget
 	inst     *windowInstruments
+	gauges   WindowGauges
 	reg      metric.Registration
 }
 
@@ -28,12 +29,18 @@ type windowTarget struct {
 	windows []*windowAttrs
 }
 
-// NewWindows exports stores, one per target with distinct target names.
-// With m nil no gauge is created (the API and landing page still work);
-// observer, when not nil, supplies each target's model, API and start-up
-// state to the API. Close it before creating another on the same Metrics.
+// NewWindows exports stores, one per target with distinct target names,
+// as the gauges that m's Options.WindowGauges selects. With m nil no gauge
+// is created (the API and landing page still work); observer, when not
+// nil, supplies each target's model, API and start-up state to the API,
+// and its kind (streamed, schedule, realtime), which decides the duration
+// metrics exported: without it every one may be. Close it before creating
+// another on the same Metrics.
 func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Windows, error) {
-	w := &Windows{observer: observer, byName: map[string]*windowTarget{}}
+	w := &Windows{observer: observer, byName: map[string]*windowTarget{}, gauges: AllWindowGauges()}
+	if m != nil {
+		w.gauges = m.gauges
+	}
 	for _, s := range stores {
 		if s == nil {
 			return nil, errors.New("could not export windows: nil store")
@@ -46,8 +53,9 @@ func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Window
 		for _, o := range s.Objectives() {
 			objectives = append(objectives, o.Name)
 		}
+		seconds := windowMetrics(observer.target(s.Target()))
 		for _, length := range s.Windows() {
-			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length, objectives))
+			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length, seconds, w.gauges.Levels, objectives))
 		}
 		w.targets = append(w.targets, wt)
 		w.byName[s.Target()] = wt

@@ -80,6 +80,7 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 		t := apiTarget{Name: wt.store.Target(), Windows: []apiWindow{}}
 		if st, ok := states[t.Name]; ok {
 			t.Model, t.API, t.Stream, t.State = st.Target.Model, st.Target.API, st.Target.Stream, string(st.State)
+			t.Probes = newAPIProbes(st.Probes)
 		}
 		if start, ok := wt.store.MeasureStart(); ok {
 			t.MeasureStart = timeJSON(start)

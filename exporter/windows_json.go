@@ -29,6 +29,7 @@ type apiTarget struct {
 	Stream       bool        `json:"stream"`
 	State        string      `json:"state"`
 	MeasureStart *string     `json:"measure_start"`
+	Probes       *apiProbes  `json:"probes"`
 	Windows      []apiWindow `json:"windows"`
 }
 
@@ -51,6 +52,7 @@ type apiWindow struct {
 	OutputTokensPerSecond apiStatuses[*float64] `json:"output_tokens_per_second"`
 	TotalTokensPerSecond  apiStatuses[*float64] `json:"total_tokens_per_second"`
 	Concurrency           *float64              `json:"concurrency"`
+	Probes                *apiProbes            `json:"probes"`
 	Summaries             orderedObject         `json:"summaries"`
 	Objectives            orderedObject         `json:"objectives"`
 	Records               *apiRecords           `json:"records,omitempty"`
@@ -221,6 +223,7 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) api
 		OutputTokensPerSecond: finiteStatuses(s.OutputTokenRate),
 		TotalTokensPerSecond:  finiteStatuses(s.TotalTokenRate),
 		Concurrency:           finite(s.Concurrency),
+		Probes:                newAPIWindowProbes(s),
 	}
 	if s.Measuring {
 		length := s.Length().Seconds()

@@ -63,9 +63,20 @@ func TestRulesParseAndCover(t *testing.T) {
 			t.Errorf("group %s has %d rules, want 19: %v", g, n, names[g])
 		}
 	}
-	want := []string{"LLMProberTargetFailing", "LLMProberNoSuccessfulProbe", "LLMProberBehindSchedule", "LLMProberProbesDropped"}
+	// Without a job, LLMProberDown is left out.
+	want := []string{"LLMProberTargetNotReady", "LLMProberTargetStale", "LLMProberTargetFailing", "LLMProberNoSuccessfulProbe",
+		"LLMProberBehindSchedule", "LLMProberProbesDropped"}
 	if got := names["llmprober-health"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("health alerts = %v, want %v", got, want)
+	}
+	// No coverage guard with MinCoverage 0.
+	if bytes.Contains(out, []byte("and on (target) llmprober:target_coverage")) {
+		t.Error("MinCoverage 0 left a coverage guard")
+	}
+	coverage := []string{"llmprober:target_coverage:ratio1h", "llmprober:target_coverage:ratio6h",
+		"llmprober:target_coverage:ratio1d", "llmprober:target_coverage:ratio3d"}
+	if got := names["llmprober-coverage"]; !reflect.DeepEqual(got, coverage) {
+		t.Errorf("coverage rules = %v, want %v", got, coverage)
 	}
 	for _, s := range []string{
 		`objective="strict",target=~"a\\.b|c"`,                    // targets escaped as a regex, then quoted
@@ -77,6 +88,43 @@ func TestRulesParseAndCover(t *testing.T) {
 	} {
 		if !bytes.Contains(out, []byte(s)) {
 			t.Errorf("rules lack %s", s)
+		}
+	}
+}
+
+// TestGuardsAndHealthRules checks the rules the default options add: the
+// coverage guard on every burn pair with its own long window, and the
+// alerts of a dead or blind prober.
+func TestGuardsAndHealthRules(t *testing.T) {
+	out, err := Rules(DefaultRuleObjectives(), RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second, MinCoverage: 0.75, Job: "probe-eu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := parseRules(t, out)
+	for _, s := range []string{
+		"and on (target) llmprober:target_coverage:ratio1h >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio6h >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio1d >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio3d >= 0.75",
+		"count_over_time((group by (target) (llmprober_target_info))[3d:72m]) / 60",
+		`up{job="probe-eu"} == 0`,
+		`absent(llmprober_build_info{job="probe-eu"})`,
+		`max by (job, instance, target) (llmprober_target_state{state="failed"}) == 1`,
+		"max_over_time(llmprober_target_info[7h])",
+	} {
+		if !bytes.Contains(out, []byte(s)) {
+			t.Errorf("rules lack %s", s)
+		}
+	}
+	if got := names["llmprober-health"][0]; got != "LLMProberDown" {
+		t.Errorf("first health alert %s, want LLMProberDown", got)
+	}
+	for _, bad := range []RuleOptions{
+		{MaxDispatchDelay: time.Second, MinCoverage: 1.5},
+		{MaxDispatchDelay: time.Second, MinCoverage: -0.1},
+	} {
+		if _, err := Rules(DefaultRuleObjectives(), bad); err == nil || !strings.Contains(err.Error(), "minimum coverage") {
+			t.Errorf("Rules(%+v) error %v, want a minimum coverage error", bad, err)
 		}
 	}
 }
@@ -162,8 +210,8 @@ func TestCommittedRulesAreCurrent(t *testing.T) {
 		Spec ruleFile
 	}
 	data, _ := os.ReadFile(filepath.Join(deployDir, "llmprober-prometheusrule.yml"))
-	if err := yaml.Unmarshal(data, &op); err != nil || op.Kind != "PrometheusRule" || len(op.Spec.Groups) != 2 {
-		t.Errorf("PrometheusRule = kind %q, %d groups, %v; want PrometheusRule with 2 groups", op.Kind, len(op.Spec.Groups), err)
+	if err := yaml.Unmarshal(data, &op); err != nil || op.Kind != "PrometheusRule" || len(op.Spec.Groups) != 3 {
+		t.Errorf("PrometheusRule = kind %q, %d groups, %v; want PrometheusRule with 3 groups", op.Kind, len(op.Spec.Groups), err)
 	}
 	spec, _ := yaml.Marshal(op.Spec)
 	parseRules(t, spec)

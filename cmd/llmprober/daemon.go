@@ -15,7 +15,6 @@ import (
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
-	"github.com/llmprober/llmprober/slo"
 	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
 )
@@ -33,19 +32,24 @@ type daemon struct {
 	targets  []*wired
 }
 
-// newDaemon wires every configured target to one exporter.
+// newDaemon wires every configured target to one exporter, whose
+// OpenTelemetry errors and SDK messages go to logger, redacted and
+// rate-limited.
 func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, webConfig string, getenv func(string) string) (*daemon, error) {
-	infos := make([]exporter.Target, len(cfg.Targets))
-	var objectives []slo.Objective
-	for i := range cfg.Targets {
-		infos[i] = exporterTarget(&cfg.Targets[i])
-		objectives = append(objectives, infos[i].Objectives...)
-	}
-	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Revision: revision, Getenv: getenv,
-		ExtraBoundaries: exporter.SLOBoundaries(objectives)})
+	opts, budget, err := metricsOptions(cfg, getenv, logger)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBudget(cfg, budget); err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	metrics, err := exporter.NewMetrics(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(metrics.HandleError))
+	otel.SetLogger(metrics.SDKLogger())
+	infos := exporterTargets(cfg)
 	d := &daemon{logger: logger, metrics: metrics}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
@@ -171,18 +175,23 @@ func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
 // runCmd is "llmprober run".
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
 	var f commonFlags
-	if err := parseFlags(newFlagSet("run", stderr, &f, true, true), args); err != nil {
+	var sf shardFlags
+	fs := newFlagSet("run", stderr, &f, true, true)
+	addShardFlags(fs, &sf, environ)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := resolve(f, environ)
+	cfg, err := resolveShard(f, sf, environ, f.webConfig)
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(cfg.Check(), validateServing(f.webConfig, getenv(environ))); err != nil {
-		return fmt.Errorf("%w:\n%w", errInvalid, err)
-	}
 	logger := newLogger(stderr, cfg.LogLevel)
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("OpenTelemetry export failed", "err", err) }))
+	if sf.shards > 1 {
+		logger.Info("probing one shard of the targets", "shard", sf.shard, "shards", sf.shards, "targets", len(cfg.Targets))
+	}
+	if len(cfg.Targets) == 0 {
+		logger.Warn("no target hashes to this shard; serving metrics only", "shard", sf.shard, "shards", sf.shards)
+	}
 	d, err := newDaemon(ctx, cfg, logger, f.webConfig, getenv(environ))
 	if err != nil {
 		return err
@@ -190,24 +199,54 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	return d.run(ctx, cfg.ListenAddress, stdout)
 }
 
-// checkCmd is "llmprober check": every problem is listed, one per line.
-func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
-	var f commonFlags
-	if err := parseFlags(newFlagSet("check", stderr, &f, true, false), args); err != nil {
-		return err
+// resolveShard reads and checks the configuration, then keeps the targets
+// of the shard sf selects.
+func resolveShard(f commonFlags, sf shardFlags, environ map[string]string, webConfig string) (*config.Config, error) {
+	if err := sf.validate(environ); err != nil {
+		return nil, fmt.Errorf("%w: %w", errInvalid, err)
 	}
 	cfg, err := resolve(f, environ)
 	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(cfg.Check(), validateServing(webConfig, getenv(environ))); err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	sf.apply(cfg)
+	return cfg, nil
+}
+
+// checkCmd is "llmprober check": every problem is listed, one per line;
+// a valid configuration's series budget is printed, and one above
+// series_limit is refused with its numbers.
+func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f commonFlags
+	var sf shardFlags
+	fs := newFlagSet("check", stderr, &f, true, false)
+	addShardFlags(fs, &sf, environ)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := errors.Join(cfg.Check(), validateServing("", getenv(environ))); err != nil {
+	cfg, err := resolveShard(f, sf, environ, "")
+	if err != nil {
+		return err
+	}
+	_, budget, err := metricsOptions(cfg, getenv(environ), nil)
+	if err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	if err := checkBudget(cfg, budget); err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	names := make([]string, len(cfg.Targets))
 	for i, t := range cfg.Targets {
 		names[i] = t.Name
 	}
+	if sf.shards > 1 {
+		fmt.Fprintf(stdout, "shard %d of %d (0-based): ", sf.shard, sf.shards)
+	}
 	fmt.Fprintf(stdout, "configuration is valid: %d target(s): %s\n", len(names), strings.Join(names, ", "))
+	printBudget(stdout, cfg, budget)
 	return nil
 }
 

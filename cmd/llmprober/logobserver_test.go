@@ -75,6 +75,35 @@ func TestLogObserverReadinessFailures(t *testing.T) {
 	}
 }
 
+// TestLogObserverDrops: the first drop for a full queue is logged at once,
+// the next ones at most once a minute per target with the drops since the
+// last line; drops at shutdown are not logged.
+func TestLogObserverDrops(t *testing.T) {
+	var buf syncBuffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l.Dropped("a", probe.DropQueueFull) // logged: 1
+	for range 127 {
+		now = now.Add(100 * time.Millisecond)
+		l.Dropped("a", probe.DropQueueFull) // held back
+	}
+	l.Dropped("b", probe.DropQueueFull) // another target: logged: 1
+	l.Dropped("a", probe.DropShutdown)  // not logged
+	now = now.Add(time.Minute)
+	l.Dropped("a", probe.DropQueueFull) // logged: 127 held + this one
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"target=a reason=queue_full dropped_since_last_log=1", "target=b reason=queue_full dropped_since_last_log=1",
+		"target=a reason=queue_full dropped_since_last_log=128"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) || !strings.Contains(lines[i], "level=WARN") {
+			t.Errorf("line %d = %s, want %s", i, lines[i], w)
+		}
+	}
+}
+
 // TestLogObserverErrorCodeAndUsage: the error line carries the server's
 // error code and the usage flags when the record has them, and neither
 // when it has not.

@@ -12,10 +12,11 @@ import (
 
 // rulesFlags are the flags of the rules subcommand.
 type rulesFlags struct {
-	config, format   string
-	defaults         bool
-	minRequests      int
-	maxDispatchDelay time.Duration
+	config, format, job string
+	defaults            bool
+	minRequests         int
+	minCoverage         float64
+	maxDispatchDelay    time.Duration
 }
 
 // rulesCmd prints the Prometheus rules for the configured objective sets,
@@ -29,6 +30,8 @@ func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	fs.StringVar(&f.format, "format", "prometheus", "prometheus (a rule file) or operator (a PrometheusRule)")
 	fs.IntVar(&f.minRequests, "min-requests", 10, "evaluated requests needed in an alert's short window; 0 for no minimum")
 	fs.DurationVar(&f.maxDispatchDelay, "max-dispatch-delay", time.Second, "dispatch delay p99 that raises LLMProberBehindSchedule: a bucket boundary of llmprober_dispatch_delay_seconds, 100µs to 10s")
+	fs.Float64Var(&f.minCoverage, "min-coverage", 0.5, "share of a burn-rate pair's long window that must hold the target's data before the pair can fire, 0 to 1; 0 turns the guard off")
+	fs.StringVar(&f.job, "job", "llmprober", `job label of llmprober's series that LLMProberDown watches (the scrape job, or service.name over OTLP); "" leaves the alert out`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +41,10 @@ func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	}
 	if f.minRequests < 0 {
 		fmt.Fprintf(stderr, "--min-requests must not be negative (0 for no minimum)\n")
+		return errUsage
+	}
+	if !(f.minCoverage >= 0 && f.minCoverage <= 1) {
+		fmt.Fprintf(stderr, "--min-coverage must be within [0, 1] (got %v)\n", f.minCoverage)
 		return errUsage
 	}
 	if f.config != "" && f.defaults {
@@ -55,7 +62,8 @@ func rulesCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	for _, w := range slo.UnreachableAlerts(objectives) {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	out, err := slo.Rules(objectives, slo.RuleOptions{MinRequests: f.minRequests, MaxDispatchDelay: f.maxDispatchDelay})
+	out, err := slo.Rules(objectives, slo.RuleOptions{MinRequests: f.minRequests, MaxDispatchDelay: f.maxDispatchDelay,
+		MinCoverage: f.minCoverage, Job: f.job})
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func checkReady(ctx context.Context, client *http.Client, u string, header http.
 // exporterTarget is what the exporter shows and labels of t.
 func exporterTarget(t *config.Target) exporter.Target {
 	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider,
-		Objectives: slo.ForTarget(t)}
+		Objectives: slo.ForTarget(t), ClosedLoop: !t.Schedule.ArrivalSchedule(), Conversations: t.MayConverse()}
 	if u, err := url.Parse(t.BaseURL); err == nil {
 		info.ServerAddress = u.Hostname()
 		info.ServerPort, _ = strconv.Atoi(u.Port())

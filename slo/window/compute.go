@@ -114,7 +114,7 @@ func (a *accumulator) add(e *entry, weight float64) {
 
 // compute computes window w's snapshot at now.
 func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
-	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence}
+	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence, Probes: zeroProbes()}
 	g, ok := s.gather(now, w)
 	snap.running = runningAt(g.running, now)
 	snap.InFlight = len(snap.running)
@@ -126,6 +126,7 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		return snap
 	}
 	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, g.codes
+	snap.Probes = g.probes
 	snap.End, snap.Start = wallBounds(&g)
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(&g)

@@ -19,6 +19,8 @@ type gathered struct {
 	ev aggregates
 	// running are the start times of the requests in flight.
 	running []time.Time
+	// probes are the scheduler's counts of the window's buckets.
+	probes Probes
 	// codes is the store's error code table as of the gathering.
 	codes codeTable
 }
@@ -52,6 +54,7 @@ func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
 	if g.approximate {
 		g.start = first * r.width
 	}
+	g.probes = r.probesSince(g.start, g.now)
 	for n := first; n <= last; n++ {
 		sl := r.get(n)
 		if sl == nil {

@@ -73,11 +73,13 @@ func (s *Store) begin(now time.Time) {
 	s.ring = newRing(now.Add(s.set.Warmup), longest, s.set.SampleCap, len(s.set.Objectives), s.set.Seed^seed.Sum64())
 }
 
-// Scheduled implements probe.Observer; it does nothing.
-func (s *Store) Scheduled(string) {}
+// Scheduled implements probe.Observer: a request became due now.
+func (s *Store) Scheduled(target string) { s.countProbe(target, probeEvent{}) }
 
-// Dropped implements probe.Observer; it does nothing.
-func (s *Store) Dropped(string, probe.DropReason) {}
+// Dropped implements probe.Observer: a due request was dropped now.
+func (s *Store) Dropped(target string, reason probe.DropReason) {
+	s.countProbe(target, probeEvent{isDrop: true, drop: reason})
+}
 
 // State implements probe.Observer: the first time the target is ready, the
 // prober starts probing, and measuring begins after the warmup.
@@ -101,6 +103,9 @@ func (s *Store) Started(target string) {
 	defer s.mu.Unlock()
 	s.begin(now)
 	s.running = append(s.running, now)
+	if sl := s.ring.create(s.ring.bucket(sinceOrigin(s.ring.origin, now))); sl != nil {
+		sl.probes.Sent++
+	}
 }
 
 // Finished implements probe.Observer: rec is added to the windows and is
