@@ -17,11 +17,12 @@ type ServerError struct {
 
 // ParseServerError reads an error report of any of the shapes servers
 // use: a JSON string is the message; in a JSON object, an "error" member
-// (an object or a string, read the same way) comes first, then the
-// object's own "message", else "detail", and its "code" when the error
-// member has none; an object with no message is its own JSON text, and so
-// is any other JSON value; data that is not JSON is its own text. Empty
-// data, and JSON null, are no report at all (the zero ServerError).
+// that is set (Truthy: an object or a string, read the same way) comes
+// first, then the object's own "message", else "detail", and its "code"
+// when the error member has none; an object with no message is its own
+// JSON text, and so is any other JSON value; data that is not JSON is its
+// own text. Empty data, and JSON null, are no report at all (the zero
+// ServerError).
 func ParseServerError(data []byte) ServerError {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
@@ -37,7 +38,10 @@ func ParseServerError(data []byte) ServerError {
 	if data[0] != '{' || json.Unmarshal(data, &obj) != nil {
 		return ServerError{Message: string(data)}
 	}
-	e := ParseServerError(obj.Error)
+	var e ServerError
+	if Truthy(obj.Error) {
+		e = ParseServerError(obj.Error)
+	}
 	if e.Message == "" {
 		e.Message = firstText(obj.Message, obj.Detail)
 	}

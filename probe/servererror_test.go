@@ -22,6 +22,8 @@ func TestParseServerError(t *testing.T) {
 		{"the error's own code wins", `{"error":{"message":"m","code":504},"code":500}`, ServerError{"m", "504"}},
 		{"error object without message", `{"error":{"code":42}}`, ServerError{`{"code":42}`, "42"}},
 		{"null error falls back to message", `{"error":null,"message":"fallback"}`, ServerError{Message: "fallback"}},
+		{"an error member that is not set falls back to message", `{"error":{},"message":"fallback","code":3}`, ServerError{"fallback", "3"}},
+		{"false error falls back to detail", `{"error":false,"detail":"d"}`, ServerError{Message: "d"}},
 		{"vLLM's old top-level error", `{"object":"error","message":"m","type":"BadRequestError","param":null,"code":400}`,
 			ServerError{"m", "400"}},
 		{"detail", `{"detail":"Not Found"}`, ServerError{Message: "Not Found"}},
@@ -41,5 +43,20 @@ func TestParseServerError(t *testing.T) {
 				t.Fatalf("ParseServerError = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTruthy: a JSON value is set unless a client's `if error:` would pass
+// over it.
+func TestTruthy(t *testing.T) {
+	for _, v := range []string{"", " ", "null", "false", "0", "-0", "0.0", "0e5", "-0.0E-3", "1e-400", `""`, "[]", "[ \n]", "{}", "{ }"} {
+		if Truthy([]byte(v)) {
+			t.Errorf("Truthy(%q) = true, want false", v)
+		}
+	}
+	for _, v := range []string{"true", "1", "-1", "0.5", "1e400", `"0"`, `"false"`, `" "`, "[0]", "[null]", `{"a":null}`, `{"message":"m"}`} {
+		if !Truthy([]byte(v)) {
+			t.Errorf("Truthy(%q) = false, want true", v)
+		}
 	}
 }

@@ -19,13 +19,18 @@ type chunk struct {
 	// ({"type":"error",…}, vLLM's {"object":"error","message":…,"code":…}).
 	Type   json.RawMessage `json:"type"`
 	Object json.RawMessage `json:"object"`
+	// Message and Detail are the members of a bare error report, one
+	// without choices ({"message":…,"code":…}, FastAPI's {"detail":…}).
+	Message json.RawMessage `json:"message"`
+	Detail  json.RawMessage `json:"detail"`
 }
 
 type choice struct {
-	Delta        delta   `json:"delta"`
-	Message      delta   `json:"message"`
-	Text         text    `json:"text"`
-	FinishReason *string `json:"finish_reason"`
+	Delta        delta           `json:"delta"`
+	Message      delta           `json:"message"`
+	Text         text            `json:"text"`
+	FinishReason *string         `json:"finish_reason"`
+	Error        json.RawMessage `json:"error"`
 }
 
 // delta is a chat chunk's delta or a chat response's message.
@@ -159,18 +164,36 @@ func (c *chunk) finished() bool {
 	return false
 }
 
-// serverError returns the error the chunk reports, if any: its "error"
-// member, or the whole chunk when its type or object is "error".
+// serverError returns the error the chunk (data) reports, if any: an
+// "error" member that is set (probe.Truthy), at the top level or in a
+// choice; a "type" or "object" that is "error"; a choice whose
+// finish_reason is "error"; or, in a chunk without a "choices" member, a
+// "message" that is a non-empty string or a "detail" that is set (a bare
+// error report). Members that are not set (null, false, 0, "", [], {})
+// report nothing, as a client's `if error:` passes over them.
 func (c *chunk) serverError(data []byte) (probe.ServerError, bool) {
-	if present(c.Error) {
-		if e := probe.ParseServerError(c.Error); !e.Empty() {
-			return e, true
-		}
-	}
-	if isErrorKind(c.Type) || isErrorKind(c.Object) {
+	if probe.Truthy(c.Error) || isErrorKind(c.Type) || isErrorKind(c.Object) || c.bare() {
 		return probe.ParseServerError(data), true
 	}
+	for _, ch := range c.Choices {
+		if probe.Truthy(ch.Error) {
+			return probe.ParseServerError(ch.Error), true
+		}
+		if ch.FinishReason != nil && *ch.FinishReason == "error" {
+			return probe.ServerError{Message: `finish_reason "error"`}, true
+		}
+	}
 	return probe.ServerError{}, false
+}
+
+// bare reports whether the chunk is a bare error report: no "choices"
+// member, and a non-empty "message" string or a "detail" that is set.
+func (c *chunk) bare() bool {
+	if c.Choices != nil {
+		return false
+	}
+	var msg string
+	return json.Unmarshal(c.Message, &msg) == nil && msg != "" || probe.Truthy(c.Detail)
 }
 
 // isErrorKind reports whether a "type" or "object" member is "error".

@@ -156,6 +156,39 @@ func TestRealtimeErrorCodes(t *testing.T) {
 	}
 }
 
+// TestRealtimeErrorMembers: an event of any type with an error member
+// that is set reports an error, as a chunk with one does over HTTP; one
+// that is not set (null, false, 0, "", [], {}) reports nothing.
+func TestRealtimeErrorMembers(t *testing.T) {
+	for _, tt := range []struct{ name, msg, code, text string }{
+		{"the tester's case: a done event with an error", `{"type":"transcription.done","text":"a","error":{"message":"hidden failure","code":9}}`,
+			"9", "transcription.done event with an error: hidden failure"},
+		{"a delta with an error string", `{"type":"transcription.delta","delta":"b","error":"cut off"}`, "", "transcription.delta event with an error: cut off"},
+		{"an informational event with an error", `{"type":"session.updated","error":true,"code":"e1"}`, "e1", "session.updated event with an error: true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ts timedServer
+			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{delta, tt.msg}), Timeout: 5 * time.Second}))
+			checkOutcome(t, rec, probe.Errored, probe.ErrorStream)
+			if rec.ErrorCode != tt.code || rec.Error != tt.text || rec.Iterations != 1 {
+				t.Errorf("code %q, error %q, %d tokens; want %q, %q, 1", rec.ErrorCode, rec.Error, rec.Iterations, tt.code, tt.text)
+			}
+		})
+	}
+	for _, v := range []string{`null`, `false`, `0`, `""`, `[]`, `{}`} {
+		t.Run("not set: "+v, func(t *testing.T) {
+			var ts timedServer
+			msgs := []string{`{"type":"transcription.delta","delta":"a","error":` + v + `}`, `{"type":"transcription.done","text":"a","error":` + v + `}`}
+			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, msgs), Timeout: 5 * time.Second}))
+			checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
+			if rec.Iterations != 1 {
+				t.Errorf("%d tokens, want 1", rec.Iterations)
+			}
+			ts.checkReceived(t, "first token", rec.FirstToken, 0)
+		})
+	}
+}
+
 // TestRealtimeLimits: more server events than MaxEvents, or more bytes
 // than MaxBytes, is a protocol error.
 func TestRealtimeLimits(t *testing.T) {

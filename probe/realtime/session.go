@@ -56,8 +56,14 @@ type serverEvent struct {
 	Text       string          `json:"text"`
 	Transcript string          `json:"transcript"`
 	Usage      json.RawMessage `json:"usage"`
+	Error      json.RawMessage `json:"error"`
 	raw        []byte
 }
+
+// failed reports whether the event reports an error: an error event, or
+// an event of any other type with an "error" member that is set
+// (probe.Truthy; null, false, 0, "", [] and {} are not).
+func (ev *serverEvent) failed() bool { return errorEvents[ev.Type] || probe.Truthy(ev.Error) }
 
 // usage is the usage report of a done event, in vLLM's spelling (prompt,
 // completion) or OpenAI's (input, output); OpenAI's wins where both are given.
@@ -98,11 +104,11 @@ func (s *session) open() error {
 			return err
 		}
 		switch {
+		case ev.failed():
+			return errorEvent(ev)
 		case createdEvents[ev.Type]:
 			return s.sendAll(sessionUpdate{Type: EventSessionUpdate, Model: s.b.cfg.Model},
 				commitEvent{Type: EventCommit})
-		case errorEvents[ev.Type]:
-			return errorEvent(ev)
 		case !ignoredEvents[ev.Type]:
 			if err := s.unknownEvent(ev.Type); err != nil {
 				return err
@@ -213,6 +219,8 @@ func decode(mt int, data []byte) (serverEvent, error) {
 // event handles one event that arrived at now; done is true at the final transcript.
 func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 	switch {
+	case ev.failed():
+		return false, errorEvent(ev)
 	case deltaEvents[ev.Type]:
 		s.chunk(now)
 		if ev.Delta != "" {
@@ -229,8 +237,6 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 		ev.report(&s.usage)
 		s.rec.End = now
 		return true, nil
-	case errorEvents[ev.Type]:
-		return false, errorEvent(ev)
 	case ignoredEvents[ev.Type], createdEvents[ev.Type]:
 	default:
 		return false, s.unknownEvent(ev.Type)
@@ -262,21 +268,28 @@ func (s *session) unknownEvent(typ string) error {
 	return nil
 }
 
-// errorEvent returns the failure of an error event: "server error event"
-// or, for OpenAI's failed transcription, "transcription failed", then the
-// error's message when it has one; the error's code is kept (vLLM puts it
-// beside the error string, OpenAI inside the error object).
+// errorEvent returns the failure of an event that reports an error:
+// "server error event", for OpenAI's failed transcription "transcription
+// failed", for another event with an error member "<type> event with an
+// error", then the error's message when it has one; the error's code is
+// kept (vLLM puts it beside the error string, OpenAI inside the error
+// object).
 func errorEvent(ev serverEvent) error {
 	what := "server error event"
-	if ev.Type == EventOpenAIFailed {
+	switch {
+	case ev.Type == EventOpenAIFailed:
 		what = "transcription failed"
+	case !errorEvents[ev.Type]:
+		what = ev.Type + " event with an error"
 	}
 	var report struct {
-		Error json.RawMessage `json:"error"`
-		Code  json.RawMessage `json:"code"`
+		Code json.RawMessage `json:"code"`
 	}
 	_ = json.Unmarshal(ev.raw, &report)
-	e := probe.ParseServerError(report.Error)
+	var e probe.ServerError
+	if probe.Truthy(ev.Error) {
+		e = probe.ParseServerError(ev.Error)
+	}
 	if e.Code == "" {
 		e.Code = probe.ErrorCodeOf(report.Code)
 	}

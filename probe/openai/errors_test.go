@@ -1,0 +1,129 @@
+package openai
+
+import (
+	"testing"
+
+	"github.com/llmprober/llmprober/probe"
+)
+
+// falsy are the error members that report no error, as a client's `if
+// error:` passes over them; truthy are members that do, with the message
+// and code of the error they report.
+var (
+	falsy  = []string{`null`, `false`, `0`, `-0`, `0.0`, `0e5`, `""`, `[]`, `{}`, `[ ]`, `{ }`}
+	truthy = []struct{ member, code, msg string }{
+		{`true`, "", "true"}, {`1`, "", "1"}, {`"0"`, "", "0"}, {`"false"`, "", "false"}, {`[0]`, "", "[0]"},
+		{`{"message":"m","code":7}`, "7", "m"}, {`"rate limited"`, "", "rate limited"},
+	}
+)
+
+// errorMemberShapes place an error member V in a chunk or a whole
+// response of each API: at the top level and inside the choice.
+var errorMemberShapes = []struct {
+	name, api string
+	stream    bool
+	body      func(v string) string
+}{
+	{"chat stream, top level", "chat", true, func(v string) string {
+		return data(`{"choices":[{"index":0,"delta":{"content":"Hi"}}],"error":` + v + `}`)
+	}},
+	{"chat stream, in the choice", "chat", true, func(v string) string {
+		return data(`{"choices":[{"index":0,"delta":{"content":"Hi"},"error":` + v + `}]}`)
+	}},
+	{"completions stream, top level", "completions", true, func(v string) string {
+		return data(`{"choices":[{"index":0,"text":"Hi"}],"error":` + v + `}`)
+	}},
+	{"whole chat, top level", "chat", false, func(v string) string {
+		return `{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1},"error":` + v + `}`
+	}},
+	{"whole completions, in the choice", "completions", false, func(v string) string {
+		return `{"choices":[{"index":0,"text":"Hi","finish_reason":"stop","error":` + v + `}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`
+	}},
+}
+
+// runShape serves body to one request of the shape's API: a stream sends
+// a role chunk at 100 ms, body at 300 ms, then unless failing a finish
+// chunk and [DONE] at 350 ms (else [DONE] with body, which the client
+// does not read); a whole response is body at 300 ms.
+func runShape(t *testing.T, api string, stream, failing bool, body string) *probe.Record {
+	t.Helper()
+	s := &script{contentType: "application/json", steps: []step{{ms(300), body}}}
+	switch {
+	case stream && failing:
+		s = &script{steps: []step{{ms(100), role}, {ms(200), body + done}}}
+	case stream:
+		s = &script{steps: []step{{ms(100), role}, {ms(200), body}, {ms(50), finish + done}}}
+	}
+	return runScript(t, s, func(c *Config) { c.API, c.Stream = api, stream })
+}
+
+// TestFalsyErrorMembers: an error member that is not set is no error, in
+// every API and place; one that is set fails the request with its message
+// and code: stream_error in a stream (after the role chunk; TTFT absent),
+// protocol in a whole response.
+func TestFalsyErrorMembers(t *testing.T) {
+	for _, sh := range errorMemberShapes {
+		for _, v := range falsy {
+			t.Run(sh.name+" "+v, func(t *testing.T) {
+				rec := runShape(t, sh.api, sh.stream, false, sh.body(v))
+				want := judged{outcome: probe.Successful, ttft: ms(300), counts: counted(3, 1), verdict: conforming}
+				if !sh.stream {
+					want.ttft, want.counts = -1, counts{output: 1, outputFrom: probe.TokensFromUsage, prompt: 9, promptFrom: probe.TokensFromUsage}
+				}
+				want.check(t, rec)
+			})
+		}
+		for _, tt := range truthy {
+			t.Run(sh.name+" "+tt.member, func(t *testing.T) {
+				rec := runShape(t, sh.api, sh.stream, true, sh.body(tt.member))
+				want := judged{outcome: probe.Errored, errType: probe.ErrorStream, code: tt.code, errText: "stream error: " + tt.msg,
+					ttft: -1, counts: counted(2, 0), verdict: streamFailed}
+				if !sh.stream {
+					want = judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: tt.code, errText: "error in response: " + tt.msg,
+						ttft: -1, counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}
+				}
+				want.check(t, rec)
+			})
+		}
+	}
+}
+
+// TestErrorReports: the reports that are errors although they have no
+// error member at the top level: an error inside a choice, a
+// finish_reason "error", and bare reports without choices ({"message":…,
+// "code":…}, FastAPI's {"detail":…}), in a stream (stream_error after the
+// role chunk), a whole response (protocol) and the completions API; and
+// chunks like them that are not errors.
+func TestErrorReports(t *testing.T) {
+	tests := []struct {
+		name, report, code, msg string
+	}{
+		{"an error in a choice", `{"choices":[{"index":0,"delta":{},"finish_reason":null,"error":{"message":"choice err","code":500}}]}`, "500", "choice err"},
+		{"finish_reason error alone", `{"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}`, "", `finish_reason "error"`},
+		{"finish_reason error with OpenRouter's error", `{"choices":[{"index":0,"delta":{},"finish_reason":"error"}],"error":{"message":"provider died","code":502}}`,
+			"502", "provider died"},
+		{"completions finish_reason error", `{"choices":[{"index":0,"text":"","finish_reason":"error"}]}`, "", `finish_reason "error"`},
+		{"a bare message and code", `{"message":"top-level message only","code":11}`, "11", "top-level message only"},
+		{"FastAPI's detail", `{"detail":"FastAPI style detail"}`, "", "FastAPI style detail"},
+		{"FastAPI's detail list", `{"detail":[{"loc":["body"],"msg":"field required"}]}`, "", `[{"loc":["body"],"msg":"field required"}]`},
+	}
+	for _, tt := range tests {
+		t.Run("stream: "+tt.name, func(t *testing.T) {
+			rec := runShape(t, "chat", true, true, data(tt.report))
+			judged{outcome: probe.Errored, errType: probe.ErrorStream, code: tt.code, errText: "stream error: " + tt.msg,
+				ttft: -1, counts: counted(2, 0), verdict: streamFailed}.check(t, rec)
+		})
+		t.Run("whole: "+tt.name, func(t *testing.T) {
+			rec := runShape(t, "completions", false, true, tt.report)
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: tt.code, errText: "error in response: " + tt.msg,
+				ttft: -1, counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}.check(t, rec)
+		})
+	}
+	for _, c := range []string{`{"choices":[],"message":"not bare: it has choices"}`, `{"message":""}`, `{"message":null,"detail":null}`,
+		`{"detail":""}`, `{"type":"ping"}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"content_filter"}]}`} {
+		t.Run("no error: "+c, func(t *testing.T) {
+			rec := runScript(t, &script{steps: []step{{ms(100), role}, {ms(200), data(c)}, {ms(50), content("Hi")}, {0, finish + done}}}, nil)
+			judged{outcome: probe.Successful, ttft: ms(350), counts: counted(4, 1), verdict: conforming}.check(t, rec)
+		})
+	}
+}
