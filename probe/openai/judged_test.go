@@ -265,11 +265,18 @@ func TestContentShapes(t *testing.T) {
 		rec := runScript(t, &script{steps: []step{{ms(100), role}, {ms(200), chatDelta(c)}, {ms(50), finish + done}}}, nil)
 		judged{outcome: probe.Successful, ttft: -1, counts: counted(3, 0), verdict: emptyReply}.check(t, rec)
 	}
-	rec := runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"content":42}`)}}}, nil)
-	judged{outcome: probe.Errored, errType: probe.ErrorProtocol, ttft: -1, counts: counted(1, 0), verdict: badProtocol,
-		errText: "malformed stream chunk: text is not a string, a content part or an array of them"}.check(t, rec)
+	// A text of another JSON type is malformed wherever it sits: the
+	// field, a part, a part's text or its value, in every API.
+	for _, c := range []string{chatDelta(`{"content":42}`), chatDelta(`{"content":[{"type":"text","text":5}]}`),
+		chatDelta(`{"content":[5]}`), chatDelta(`{"content":[["Hi"]]}`), chatDelta(`{"content":{"type":"text","text":true}}`),
+		chatDelta(`{"content":[{"type":"text","text":{"value":5}}]}`), chatDelta(`{"refusal":5}`),
+		chatDelta(`{"reasoning_content":[{"text":false}]}`), data(`{"choices":[{"index":0,"text":[{"text":5}]}]}`)} {
+		rec := runScript(t, &script{steps: []step{{ms(100), c}}}, nil)
+		judged{outcome: probe.Errored, errType: probe.ErrorProtocol, ttft: -1, counts: counted(1, 0), verdict: badProtocol,
+			errText: "malformed stream chunk: text is not a string, a content part or an array of them"}.check(t, rec)
+	}
 	// Reasoning and tool calls are token events but not visible: TTFOT waits for content.
-	rec = runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"reasoning_content":[{"type":"text","text":"hm"}]}`)},
+	rec := runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"reasoning_content":[{"type":"text","text":"hm"}]}`)},
 		{ms(100), chatDelta(`{"tool_calls":[{"index":0,"function":{"name":"f"}}]}`)}, {ms(100), chatDelta(`{"function_call":{"name":"g"}}`)},
 		{ms(100), content("ok")}, {0, finish + done}}}, nil)
 	judged{outcome: probe.Successful, ttft: ms(100), counts: counted(5, 4), verdict: conforming}.check(t, rec)
@@ -327,6 +334,10 @@ func TestWholeResponses(t *testing.T) {
 			judged{outcome: probe.Successful, counts: whole(1, probe.TokensFromUsage), verdict: conforming}, true},
 		{"completions empty text", "completions", `{"choices":[{"text":""}],"usage":{"prompt_tokens":9,"completion_tokens":0}}`,
 			judged{outcome: probe.Successful, counts: whole(0, probe.TokensFromUsage), verdict: emptyReply}, false},
+		{"a part whose text is a number", "", `{"choices":[{"message":{"content":[{"text":5}]}}]}`,
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol,
+				errText: `could not decode response: text is not a string, a content part or an array of them: {"choices":[{"message":{"content":[{"text":5}]}}]}`,
+				counts:  counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},
 		{"error body with status 200 keeps its code", "", `{"error":{"message":"busy","code":"overloaded"}}`,
 			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: "overloaded", errText: "error in response: busy",
 				counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},

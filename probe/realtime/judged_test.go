@@ -101,6 +101,11 @@ func TestRealtimeReplies(t *testing.T) {
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensFromUsage, inconsistent: true}, ok},
 		{"usage of 2^63 − 1 tokens", []string{delta, done(`,"usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}`)}, 0,
 			tokens{iterations: 1, output: probe.MaxTokens, outputFrom: probe.TokensFromUsage, prompt: probe.MaxTokens, promptFrom: probe.TokensFromUsage, clamped: true}, ok},
+		{"deltas as content parts, as over HTTP", []string{`{"type":"transcription.delta","delta":[{"type":"text","text":"Hi"}]}`,
+			`{"type":"transcription.delta","delta":{"type":"text","text":""}}`, `{"type":"transcription.delta","delta":["", " there"]}`, done(`,"text":"Hi there"`)}, 0,
+			tokens{iterations: 2, output: 2, outputFrom: probe.TokensCounted}, ok},
+		{"a transcript as content parts and no deltas", []string{done(`,"text":[{"type":"text","text":"hello"}]`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted}, ok},
 		{"usage that is not an object", []string{delta, done(`,"usage":[1]`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted, inconsistent: true}, ok},
 	}

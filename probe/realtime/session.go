@@ -52,9 +52,9 @@ type (
 // the message itself (raw), whose error reports are read whole.
 type serverEvent struct {
 	Type       string          `json:"type"`
-	Delta      string          `json:"delta"`
-	Text       string          `json:"text"`
-	Transcript string          `json:"transcript"`
+	Delta      probe.Text      `json:"delta"`
+	Text       probe.Text      `json:"text"`
+	Transcript probe.Text      `json:"transcript"`
 	Usage      json.RawMessage `json:"usage"`
 	Error      json.RawMessage `json:"error"`
 	raw        []byte
@@ -223,7 +223,7 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 		return false, errorEvent(ev)
 	case deltaEvents[ev.Type]:
 		s.chunk(now)
-		if ev.Delta != "" {
+		if ev.Delta {
 			s.token(now)
 		}
 	case doneEvents[ev.Type]:
@@ -231,7 +231,7 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 			return false, probe.Failf(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
 		}
 		s.chunk(now)
-		if s.rec.Iterations == 0 && (ev.Text != "" || ev.Transcript != "") {
+		if s.rec.Iterations == 0 && bool(ev.Text || ev.Transcript) {
 			s.token(now) // the whole transcript at once, without deltas
 		}
 		ev.report(&s.usage)
