@@ -33,3 +33,12 @@ func Truthy(raw json.RawMessage) bool {
 	f, err := strconv.ParseFloat(string(raw), 64)
 	return err != nil || f != 0
 }
+
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// TrimBOM returns data without a leading UTF-8 byte order mark. RFC 8259
+// forbids sending one before a JSON text but lets parsers ignore it, and
+// llmprober does, wherever it reads JSON from a server: a whole response,
+// an error body, a stream chunk's data, a realtime message.
+func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, utf8BOM) }

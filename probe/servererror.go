@@ -24,7 +24,7 @@ type ServerError struct {
 // own text. Empty data, and JSON null, are no report at all (the zero
 // ServerError).
 func ParseServerError(data []byte) ServerError {
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(TrimBOM(data))
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return ServerError{}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // falsy are the error members that report no error, as a client's `if
@@ -126,4 +127,27 @@ func TestErrorReports(t *testing.T) {
 			judged{outcome: probe.Successful, ttft: ms(350), counts: counted(4, 1), verdict: conforming}.check(t, rec)
 		})
 	}
+}
+
+// bom is the UTF-8 byte order mark, which RFC 8259 lets a parser ignore.
+const bom = "\xef\xbb\xbf"
+
+// TestByteOrderMark: a JSON text that begins with a byte order mark is
+// read as without it: a whole response (chat and completions, 1 token by
+// usage), an error body (its message and code kept), a stream chunk's
+// data (the token at 300 ms) and, as the SSE format says, the body of a
+// stream.
+func TestByteOrderMark(t *testing.T) {
+	whole := counts{output: 1, outputFrom: probe.TokensFromUsage, prompt: 9, promptFrom: probe.TokensFromUsage}
+	rec := runShape(t, "chat", false, false, bom+`{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
+	judged{outcome: probe.Successful, ttft: -1, counts: whole, verdict: conforming}.check(t, rec)
+	rec = runShape(t, "completions", false, false, bom+`{"choices":[{"index":0,"text":"Hi","finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
+	judged{outcome: probe.Successful, ttft: -1, counts: whole, verdict: conforming}.check(t, rec)
+	rec = runScript(t, &script{status: 503, contentType: "application/json", steps: []step{{ms(20), bom + `{"error":{"message":"loading","code":"model_loading"}}`}}}, nil)
+	judged{outcome: probe.Errored, errType: probe.ErrorHTTP5xx, code: "model_loading", errText: "HTTP 503: loading", ttft: -1,
+		counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorHTTP5xx)}}.check(t, rec)
+	rec = runShape(t, "chat", true, false, "data: "+bom+`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`+"\n\n")
+	judged{outcome: probe.Successful, ttft: ms(300), counts: counted(3, 1), verdict: conforming}.check(t, rec)
+	rec = runScript(t, &script{steps: []step{{ms(300), bom + content("Hi")}, {ms(50), finish + done}}}, nil)
+	judged{outcome: probe.Successful, ttft: ms(300), counts: counted(2, 1), verdict: conforming}.check(t, rec)
 }

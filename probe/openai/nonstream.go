@@ -20,6 +20,7 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	if int64(len(data)) > b.cfg.MaxBodyBytes {
 		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
+	data = probe.TrimBOM(data)
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))

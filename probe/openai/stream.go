@@ -112,7 +112,7 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	case payload == "[DONE]":
 		return true, nil
 	}
-	return false, s.chunk([]byte(ev.Data), now)
+	return false, s.chunk(probe.TrimBOM([]byte(ev.Data)), now)
 }
 
 // chunk handles one data chunk that arrived at now.

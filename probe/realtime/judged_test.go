@@ -106,6 +106,8 @@ func TestRealtimeReplies(t *testing.T) {
 			tokens{iterations: 2, output: 2, outputFrom: probe.TokensCounted}, ok},
 		{"a transcript as content parts and no deltas", []string{done(`,"text":[{"type":"text","text":"hello"}]`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted}, ok},
+		{"messages that begin with a byte order mark", []string{"\xef\xbb\xbf" + delta, "\xef\xbb\xbf" + done(`,"text":"hi"`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted}, ok},
 		{"usage that is not an object", []string{delta, done(`,"usage":[1]`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted, inconsistent: true}, ok},
 	}

@@ -206,6 +206,7 @@ func decode(mt int, data []byte) (serverEvent, error) {
 	if mt != websocket.TextMessage {
 		return ev, probe.Failf(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
 	}
+	data = probe.TrimBOM(data)
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
 	}
