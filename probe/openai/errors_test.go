@@ -129,8 +129,8 @@ func TestErrorReports(t *testing.T) {
 	}
 }
 
-// bom is the UTF-8 byte order mark, which RFC 8259 lets a parser ignore.
-const bom = "\xef\xbb\xbf"
+// bomText is the UTF-8 byte order mark, which RFC 8259 lets a parser ignore.
+const bomText = "\xef\xbb\xbf"
 
 // TestByteOrderMark: a JSON text that begins with a byte order mark is
 // read as without it: a whole response (chat and completions, 1 token by
@@ -139,15 +139,66 @@ const bom = "\xef\xbb\xbf"
 // stream.
 func TestByteOrderMark(t *testing.T) {
 	whole := counts{output: 1, outputFrom: probe.TokensFromUsage, prompt: 9, promptFrom: probe.TokensFromUsage}
-	rec := runShape(t, "chat", false, false, bom+`{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
+	rec := runShape(t, "chat", false, false, bomText+`{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
 	judged{outcome: probe.Successful, ttft: -1, counts: whole, verdict: conforming}.check(t, rec)
-	rec = runShape(t, "completions", false, false, bom+`{"choices":[{"index":0,"text":"Hi","finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
+	rec = runShape(t, "completions", false, false, bomText+`{"choices":[{"index":0,"text":"Hi","finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
 	judged{outcome: probe.Successful, ttft: -1, counts: whole, verdict: conforming}.check(t, rec)
-	rec = runScript(t, &script{status: 503, contentType: "application/json", steps: []step{{ms(20), bom + `{"error":{"message":"loading","code":"model_loading"}}`}}}, nil)
+	rec = runScript(t, &script{status: 503, contentType: "application/json", steps: []step{{ms(20), bomText + `{"error":{"message":"loading","code":"model_loading"}}`}}}, nil)
 	judged{outcome: probe.Errored, errType: probe.ErrorHTTP5xx, code: "model_loading", errText: "HTTP 503: loading", ttft: -1,
 		counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorHTTP5xx)}}.check(t, rec)
-	rec = runShape(t, "chat", true, false, "data: "+bom+`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`+"\n\n")
+	rec = runShape(t, "chat", true, false, "data: "+bomText+`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`+"\n\n")
 	judged{outcome: probe.Successful, ttft: ms(300), counts: counted(3, 1), verdict: conforming}.check(t, rec)
-	rec = runScript(t, &script{steps: []step{{ms(300), bom + content("Hi")}, {ms(50), finish + done}}}, nil)
+	rec = runScript(t, &script{steps: []step{{ms(300), bomText + content("Hi")}, {ms(50), finish + done}}}, nil)
 	judged{outcome: probe.Successful, ttft: ms(300), counts: counted(2, 1), verdict: conforming}.check(t, rec)
+}
+
+// TestStreamContentTypes: a streamed request's body is read as SSE when
+// its Content-Type says so, or when it begins like SSE whatever its type
+// or with none (the role chunk at 100 ms, "Hi" at 300 ms); a body that
+// begins like JSON is a whole response, a protocol error that says the
+// server ignored stream: true (keeping the error it reports, if any); and
+// a body that is neither is a protocol error naming its type.
+func TestStreamContentTypes(t *testing.T) {
+	sseSteps := []step{{ms(100), role}, {ms(200), content("Hi")}, {ms(50), finish + done}}
+	for _, ct := range []string{noContentType, "application/json", "text/plain; charset=utf-8", "text/event-stream; charset=utf-8", "TEXT/EVENT-STREAM"} {
+		t.Run("SSE with "+ct, func(t *testing.T) {
+			rec := runScript(t, &script{contentType: ct, steps: sseSteps}, nil)
+			judged{outcome: probe.Successful, ttft: ms(300), counts: counted(3, 1), verdict: conforming}.check(t, rec)
+		})
+	}
+	for _, start := range []string{": ok\n\n", "\n\nevent: message\n", "\r\nid: 1\n\n", bomText + "retry: 10\n\n", "d", "da", "dat"} {
+		t.Run("SSE starting "+start, func(t *testing.T) {
+			steps := append([]step{{ms(100), start}}, sseSteps...)
+			steps[1].wait = 0
+			if len(start) < 4 {
+				steps = append([]step{{ms(100), start}, {0, "ata: "[len(start)-1:] + `{"choices":[]}` + "\n\n" + role}}, sseSteps[1:]...)
+			}
+			rec := runScript(t, &script{contentType: noContentType, steps: steps}, nil)
+			if rec.Outcome != probe.Successful || rec.Iterations != 1 {
+				t.Fatalf("outcome %s %q, %d tokens; want successful, 1", rec.Outcome, rec.Error, rec.Iterations)
+			}
+			if d, _ := rec.TTFT(); d != ms(300) {
+				t.Errorf("TTFT %v, want 300ms", d)
+			}
+		})
+	}
+	wholeJSON := `{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`
+	const ignored = "server ignored stream: true: the body is JSON, not SSE"
+	failures := []struct{ name, ct, body, code, text string }{
+		{"a whole response", "application/json", wholeJSON, "", ignored},
+		{"a whole response without a type", noContentType, "\n  " + wholeJSON, "", ignored},
+		{"a whole response called a stream", "text/event-stream", bomText + wholeJSON, "", ignored},
+		{"an error response", "application/json", `{"error":{"message":"no streaming here","code":"unsupported"}}`, "unsupported", ignored + ": no streaming here"},
+		{"an array", "application/json", `[1]`, "", ignored},
+		{"HTML without a type", noContentType, "<html>login</html>", "", "stream body is not SSE (no Content-Type): <html>login</html>"},
+		{"an empty body without a type", noContentType, "", "", "stream body is not SSE (no Content-Type)"},
+		{"text that only starts like a field", "text/plain", "datum: x", "", `unexpected content type "text/plain" for a stream: datum: x`},
+	}
+	for _, tt := range failures {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := runScript(t, &script{contentType: tt.ct, steps: []step{{ms(40), tt.body}}}, nil)
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: tt.code, errText: tt.text, ttft: -1,
+				counts: counted(0, 0), verdict: badProtocol}.check(t, rec)
+		})
+	}
 }
