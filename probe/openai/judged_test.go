@@ -151,9 +151,9 @@ func TestEmptyReplies(t *testing.T) {
 		{"role, empty content, finish, usage 0", []step{{ms(20), role}, {ms(10), content("")}, {ms(10), finish},
 			{0, usageChunk(`{"prompt_tokens":7,"completion_tokens":0}`) + done}},
 			counts{chunks: 4, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromUsage}},
-		{"usage claiming tokens that never came", []step{{ms(20), role}, {ms(10), finish},
+		{"usage claiming tokens that never came: inconsistent", []step{{ms(20), role}, {ms(10), finish},
 			{ms(10), usageChunk(`{"prompt_tokens":7,"completion_tokens":5}`) + done}},
-			counts{chunks: 3, output: 5, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromUsage}},
+			counts{chunks: 3, outputFrom: probe.TokensCounted, prompt: 7, promptFrom: probe.TokensFromUsage}},
 		{"only heartbeats and a finish", []step{{ms(20), "data:\n\n"}, {ms(10), ": ping\n\n"}, {ms(10), finish}}, counted(1, 0)},
 		{"completions with empty text", []step{{ms(20), data(`{"choices":[{"text":""}]}`)}, {ms(20), data(`{"choices":[{"text":null,"finish_reason":"stop"}]}`) + done}},
 			counted(2, 0)},
@@ -161,7 +161,11 @@ func TestEmptyReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := runScript(t, &script{steps: tt.steps}, nil)
-			judged{outcome: probe.Successful, ttft: -1, counts: tt.counts, verdict: emptyReply}.check(t, rec)
+			judged{outcome: probe.Successful, ttft: -1, counts: tt.counts, verdict: emptyReply,
+				inconsistent: strings.Contains(tt.name, "inconsistent")}.check(t, rec)
+			if _, ok := rec.TPOT(); ok {
+				t.Errorf("TPOT defined for an empty reply")
+			}
 		})
 	}
 }
@@ -201,10 +205,17 @@ func TestInconsistentUsage(t *testing.T) {
 		{"negative prompt tokens", `{"prompt_tokens":-1,"completion_tokens":2}`,
 			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromWorkload}, true, false},
 		{"usage that is not an object", `"n/a"`, counted(4, 2), true, false},
-		{"2^63 − 1 output tokens", `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`, fromUsage(probe.MaxTokens, 9), false, true},
-		{"1e30 prompt tokens", `{"prompt_tokens":1e30,"completion_tokens":2}`, fromUsage(2, probe.MaxTokens), false, true},
-		{"1e400 output tokens", `{"prompt_tokens":9,"completion_tokens":1e400}`, fromUsage(probe.MaxTokens, 9), false, true},
-		{"2^31 − 1 is not clamped", `{"prompt_tokens":9,"completion_tokens":2147483647}`, fromUsage(probe.MaxTokens, 9), false, false},
+		{"2^63 − 1 output tokens: clamped, not taken", `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, true},
+		{"1e30 prompt tokens: clamped, not taken", `{"prompt_tokens":1e30,"completion_tokens":2}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromWorkload}, true, true},
+		{"1e400 output tokens", `{"prompt_tokens":9,"completion_tokens":1e400}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, true},
+		{"2^31 − 1: not clamped, above max_tokens", `{"prompt_tokens":9,"completion_tokens":2147483647}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, false},
+		{"max_tokens (16) exactly", `{"prompt_tokens":9,"completion_tokens":16}`, fromUsage(16, 9), false, false},
+		{"one above max_tokens", `{"prompt_tokens":9,"completion_tokens":17}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -328,8 +339,14 @@ func TestWholeResponses(t *testing.T) {
 			judged{outcome: probe.Successful, counts: whole(6, probe.TokensFromUsage), verdict: conforming}, true},
 		{"usage 0 with content: unknown, flagged", "", msg(`{"role":"assistant","content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":0}`),
 			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: conforming}, true},
-		{"clamped usage", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`),
-			judged{outcome: probe.Successful, counts: whole(probe.MaxTokens, probe.TokensFromUsage), clamped: true, verdict: conforming}, true},
+		{"clamped usage: unknown, flagged", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, clamped: true, verdict: conforming}, true},
+		{"usage above max_tokens (16): unknown, flagged", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":50}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: conforming}, true},
+		{"empty content and usage 5: unknown, flagged", "", msg(`{"role":"assistant","content":""}`, `{"prompt_tokens":9,"completion_tokens":5}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: emptyReply}, false},
+		{"completions empty text and usage 5", "completions", `{"choices":[{"text":""}],"usage":{"prompt_tokens":9,"completion_tokens":5}}`,
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: emptyReply}, false},
 		{"completions text parts", "completions", `{"choices":[{"text":["Hi"]}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`,
 			judged{outcome: probe.Successful, counts: whole(1, probe.TokensFromUsage), verdict: conforming}, true},
 		{"completions empty text", "completions", `{"choices":[{"text":""}],"usage":{"prompt_tokens":9,"completion_tokens":0}}`,
@@ -357,6 +374,9 @@ func TestWholeResponses(t *testing.T) {
 			tt.j.check(t, rec)
 			if rec.OutputSeen != tt.seen {
 				t.Errorf("output seen %v, want %v", rec.OutputSeen, tt.seen)
+			}
+			if _, ok := rec.TPOT(); ok != (rec.OutputTokens > 0) || ok && !tt.seen {
+				t.Errorf("TPOT defined %v with %d output tokens, output seen %v", ok, rec.OutputTokens, rec.OutputSeen)
 			}
 		})
 	}

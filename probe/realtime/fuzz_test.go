@@ -51,7 +51,7 @@ func FuzzServerEvents(f *testing.F) {
 		if rec.Received.Len() != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
 			t.Fatalf("%d received, %d iterations, first %v last %v", rec.Received.Len(), rec.Iterations, rec.FirstToken, rec.LastToken)
 		}
-		s.usage.Apply(rec, 0, true)
+		s.usage.Apply(rec, probe.Sent{Prompt: true}) // the audio; no output limit is sent
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.OutputTokens > probe.MaxTokens || rec.PromptTokens > probe.MaxTokens {
 			t.Fatalf("token counts %d, %d outside [0, %d]", rec.OutputTokens, rec.PromptTokens, probe.MaxTokens)
 		}

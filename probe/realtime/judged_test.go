@@ -99,8 +99,10 @@ func TestRealtimeReplies(t *testing.T) {
 			tokens{iterations: 3, output: 3, outputFrom: probe.TokensCounted, prompt: 30, promptFrom: probe.TokensFromUsage, inconsistent: true}, ok},
 		{"no prompt tokens for the audio sent", []string{delta, done(`,"usage":{"prompt_tokens":0,"completion_tokens":1}`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensFromUsage, inconsistent: true}, ok},
-		{"usage of 2^63 − 1 tokens", []string{delta, done(`,"usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}`)}, 0,
-			tokens{iterations: 1, output: probe.MaxTokens, outputFrom: probe.TokensFromUsage, prompt: probe.MaxTokens, promptFrom: probe.TokensFromUsage, clamped: true}, ok},
+		{"usage of 2^63 − 1 tokens cannot be true", []string{delta, done(`,"usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted, inconsistent: true, clamped: true}, ok},
+		{"usage claiming tokens that never came", []string{done(`,"text":"","usage":{"prompt_tokens":30,"completion_tokens":4}`)}, -1,
+			tokens{outputFrom: probe.TokensCounted, prompt: 30, promptFrom: probe.TokensFromUsage, inconsistent: true}, empty},
 		{"deltas as content parts, as over HTTP", []string{`{"type":"transcription.delta","delta":[{"type":"text","text":"Hi"}]}`,
 			`{"type":"transcription.delta","delta":{"type":"text","text":""}}`, `{"type":"transcription.delta","delta":["", " there"]}`, done(`,"text":"Hi there"`)}, 0,
 			tokens{iterations: 2, output: 2, outputFrom: probe.TokensCounted}, ok},
@@ -124,6 +126,9 @@ func TestRealtimeReplies(t *testing.T) {
 			}
 			if got := tokensOf(rec); got != tt.tokens {
 				t.Errorf("tokens %+v, want %+v", got, tt.tokens)
+			}
+			if _, defined := rec.TPOT(); defined != (tt.first >= 0) {
+				t.Errorf("TPOT defined %v, want %v", defined, tt.first >= 0)
 			}
 			if got := latencyOnly.Evaluate(rec); got != tt.verdict {
 				t.Errorf("verdict %+v, want %+v", got, tt.verdict)
