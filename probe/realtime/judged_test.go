@@ -1,6 +1,7 @@
 package realtime_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -223,6 +224,24 @@ func TestRealtimeLimits(t *testing.T) {
 				t.Errorf("error %q, want %q", rec.Error, tt.text)
 			}
 		})
+	}
+}
+
+// TestRealtimeMessageLimit: a server message longer than MaxMessageBytes
+// is a protocol error naming the limit, as the HTTP backend's event limit
+// is; one of exactly the limit is read.
+func TestRealtimeMessageLimit(t *testing.T) {
+	long := `{"type":"transcription.delta","delta":"` + strings.Repeat("x", 100) + `"}`
+	limit := int64(len(long))
+	var ts timedServer
+	rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{long, `{"type":"transcription.done","text":"x"}`}),
+		Timeout: 5 * time.Second, MaxMessageBytes: limit}))
+	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
+	var ts2 timedServer
+	rec = do(newBackend(t, realtime.Config{BaseURL: ts2.start(t, []string{long}), Timeout: 5 * time.Second, MaxMessageBytes: limit - 1}))
+	checkOutcome(t, rec, probe.Errored, probe.ErrorProtocol)
+	if want := fmt.Sprintf("server message too large: longer than %d bytes", limit-1); rec.Error != want {
+		t.Errorf("error %q, want %q", rec.Error, want)
 	}
 }
 

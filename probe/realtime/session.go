@@ -187,7 +187,7 @@ func (s *session) read() error {
 func (s *session) next() (serverEvent, error) {
 	mt, data, err := s.conn.ReadMessage()
 	if err != nil {
-		return serverEvent{}, readError(err)
+		return serverEvent{}, readError(err, s.b.cfg.MaxMessageBytes)
 	}
 	s.events++
 	s.bytes += int64(len(data))
