@@ -87,9 +87,10 @@ type Record struct {
 	// Error is a short human-readable reason, with credentials redacted; never a label.
 	Error string
 	// ErrorCode is the code the server gave with its error (the "code" of
-	// an error event or an error body, such as "500" or "invalid_audio"),
-	// bounded and redacted like Error; empty when it gave none. Never a label.
-	ErrorCode string
+	// an error event or an error body, such as 500 or "invalid_audio"),
+	// with its JSON type, bounded and redacted like Error; the zero
+	// ErrorCode when it gave none. Never a label.
+	ErrorCode ErrorCode
 	// HTTPStatus is the response status code, 0 when no response arrived.
 	HTTPStatus int
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/llmprober/llmprober/probe"
@@ -144,7 +145,7 @@ func TestByteOrderMark(t *testing.T) {
 	rec = runShape(t, "completions", false, false, bomText+`{"choices":[{"index":0,"text":"Hi","finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`)
 	judged{outcome: probe.Successful, ttft: -1, counts: whole, verdict: conforming}.check(t, rec)
 	rec = runScript(t, &script{status: 503, contentType: "application/json", steps: []step{{ms(20), bomText + `{"error":{"message":"loading","code":"model_loading"}}`}}}, nil)
-	judged{outcome: probe.Errored, errType: probe.ErrorHTTP5xx, code: "model_loading", errText: "HTTP 503: loading", ttft: -1,
+	judged{outcome: probe.Errored, errType: probe.ErrorHTTP5xx, code: `"model_loading"`, errText: "HTTP 503: loading", ttft: -1,
 		counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorHTTP5xx)}}.check(t, rec)
 	rec = runShape(t, "chat", true, false, "data: "+bomText+`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`+"\n\n")
 	judged{outcome: probe.Successful, ttft: ms(300), counts: counted(3, 1), verdict: conforming}.check(t, rec)
@@ -188,7 +189,7 @@ func TestStreamContentTypes(t *testing.T) {
 		{"a whole response", "application/json", wholeJSON, "", ignored},
 		{"a whole response without a type", noContentType, "\n  " + wholeJSON, "", ignored},
 		{"a whole response called a stream", "text/event-stream", bomText + wholeJSON, "", ignored},
-		{"an error response", "application/json", `{"error":{"message":"no streaming here","code":"unsupported"}}`, "unsupported", ignored + ": no streaming here"},
+		{"an error response", "application/json", `{"error":{"message":"no streaming here","code":"unsupported"}}`, `"unsupported"`, ignored + ": no streaming here"},
 		{"an array", "application/json", `[1]`, "", ignored},
 		{"HTML without a type", noContentType, "<html>login</html>", "", "stream body is not SSE (no Content-Type): <html>login</html>"},
 		{"an empty body without a type", noContentType, "", "", "stream body is not SSE (no Content-Type)"},
@@ -199,6 +200,25 @@ func TestStreamContentTypes(t *testing.T) {
 			rec := runScript(t, &script{contentType: tt.ct, steps: []step{{ms(40), tt.body}}}, nil)
 			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: tt.code, errText: tt.text, ttft: -1,
 				counts: counted(0, 0), verdict: badProtocol}.check(t, rec)
+		})
+	}
+}
+
+// TestErrorCodeKinds: a stream error's code keeps its JSON type (the
+// record's ErrorCode as the landing page shows it): 400 and "400" differ,
+// a number is kept as written, other values as their compact JSON text,
+// and every code is bounded to probe.MaxErrorCodeChars.
+func TestErrorCodeKinds(t *testing.T) {
+	z, nines := strings.Repeat("Z", 5000), strings.Repeat("9", 100)
+	for _, tt := range []struct{ code, want string }{
+		{`400`, `400`}, {`"400"`, `"400"`}, {`1.5e3`, `1.5e3`}, {`{"x":1}`, `{"x":1}`}, {`true`, `true`}, {`[1, 2]`, `[1,2]`},
+		{`"a\nb"`, `"a b"`}, {`"` + z + `"`, `"` + z[:probe.MaxErrorCodeChars-1] + `…"`}, {nines, nines[:probe.MaxErrorCodeChars-1] + "…"},
+		{`null`, ``}, {`""`, ``},
+	} {
+		t.Run(tt.code[:min(len(tt.code), 20)], func(t *testing.T) {
+			rec := runScript(t, &script{steps: []step{{ms(30), data(`{"error":{"message":"m","code":`+tt.code+`}}`) + done}}}, nil)
+			judged{outcome: probe.Errored, errType: probe.ErrorStream, code: tt.want, errText: "stream error: m",
+				ttft: -1, counts: counted(1, 0), verdict: streamFailed}.check(t, rec)
 		})
 	}
 }

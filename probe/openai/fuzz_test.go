@@ -107,7 +107,7 @@ func checkRecord(t *testing.T, rec *probe.Record, stream bool) {
 	if rec.OutputTokensFrom == probe.TokensFromUsage && rec.OutputTokens < rec.Iterations {
 		t.Fatalf("usage of %d output tokens taken below %d token events", rec.OutputTokens, rec.Iterations)
 	}
-	if strings.Contains(rec.ErrorCode, fuzzSecret) || utf8.RuneCountInString(rec.ErrorCode) > probe.MaxErrorCodeChars {
+	if strings.Contains(rec.ErrorCode.Text, fuzzSecret) || utf8.RuneCountInString(rec.ErrorCode.Text) > probe.MaxErrorCodeChars {
 		t.Fatalf("unsafe error code %q", rec.ErrorCode)
 	}
 }

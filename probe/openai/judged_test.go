@@ -36,9 +36,9 @@ type judged struct {
 // check compares rec with j.
 func (j judged) check(t *testing.T, rec *probe.Record) {
 	t.Helper()
-	if rec.Outcome != j.outcome || rec.ErrorType != j.errType || rec.ErrorCode != j.code || rec.Error != j.errText {
+	if rec.Outcome != j.outcome || rec.ErrorType != j.errType || rec.ErrorCode.String() != j.code || rec.Error != j.errText {
 		t.Errorf("outcome %s/%s code %q %q, want %s/%s code %q %q",
-			rec.Outcome, rec.ErrorType, rec.ErrorCode, rec.Error, j.outcome, j.errType, j.code, j.errText)
+			rec.Outcome, rec.ErrorType, rec.ErrorCode.String(), rec.Error, j.outcome, j.errType, j.code, j.errText)
 	}
 	if got := sinceStart(rec.TTFT()); got != j.ttft {
 		t.Errorf("TTFT %v, want %v", got, j.ttft)
@@ -114,11 +114,11 @@ func TestErrorFrames(t *testing.T) {
 		{"error field of plain text", "error: backend gone\n\n", "", "stream error: backend gone", 2},
 		{"event: error with an OpenAI error object", "event: error\ndata: {\"error\":{\"message\":\"overloaded\",\"code\":503}}\n\n", "503", "stream error: overloaded", 2},
 		{"event: error without data", "event: error\n\n", "", "stream error event", 2},
-		{"OpenAI error chunk", data(`{"error":{"message":"server_error","type":"server_error","code":"internal"}}`), "internal", "stream error: server_error", 3},
+		{"OpenAI error chunk", data(`{"error":{"message":"server_error","type":"server_error","code":"internal"}}`), `"internal"`, "stream error: server_error", 3},
 		{"TGI error string", data(`{"error":"Request failed during generation","error_type":"generation"}`), "", "stream error: Request failed during generation", 3},
 		{"type error chunk", data(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`), "", "stream error: Overloaded", 3},
 		{"vLLM's top-level error object", data(`{"object":"error","message":"out of memory","type":"InternalServerError","param":null,"code":500}`), "500", "stream error: out of memory", 3},
-		{"type error without an error member", data(`{"type":"error","message":"quota","code":"insufficient_quota"}`), "insufficient_quota", "stream error: quota", 3},
+		{"type error without an error member", data(`{"type":"error","message":"quota","code":"insufficient_quota"}`), `"insufficient_quota"`, "stream error: quota", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -356,7 +356,7 @@ func TestWholeResponses(t *testing.T) {
 				errText: `could not decode response: text is not a string, a content part or an array of them: {"choices":[{"message":{"content":[{"text":5}]}}]}`,
 				counts:  counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},
 		{"error body with status 200 keeps its code", "", `{"error":{"message":"busy","code":"overloaded"}}`,
-			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: "overloaded", errText: "error in response: busy",
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: `"overloaded"`, errText: "error in response: busy",
 				counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},
 		{"vLLM's top-level error with status 200", "", `{"object":"error","message":"bad","code":400}`,
 			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: "400", errText: "error in response: bad",
@@ -386,7 +386,7 @@ func TestWholeResponses(t *testing.T) {
 func TestHTTPErrorCodes(t *testing.T) {
 	rec := runScript(t, &script{status: 429, contentType: "application/json", steps: []step{
 		{ms(20), `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}}}, nil)
-	judged{outcome: probe.Errored, errType: probe.ErrorHTTP429, code: "rate_limit_exceeded", errText: "HTTP 429: Rate limit reached",
+	judged{outcome: probe.Errored, errType: probe.ErrorHTTP429, code: `"rate_limit_exceeded"`, errText: "HTTP 429: Rate limit reached",
 		ttft: -1, counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload},
 		verdict: slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorHTTP429)}}.check(t, rec)
 }

@@ -143,13 +143,15 @@ func TestRealtimeReplies(t *testing.T) {
 // error object), after a delta whose receive time is the first token.
 func TestRealtimeErrorCodes(t *testing.T) {
 	tests := []struct{ name, msg, code, text string }{
-		{"vLLM", `{"type":"error","error":"bad audio","code":"invalid_audio"}`, "invalid_audio", "server error event: bad audio"},
+		{"vLLM", `{"type":"error","error":"bad audio","code":"invalid_audio"}`, `"invalid_audio"`, "server error event: bad audio"},
 		{"vLLM numeric code", `{"type":"error","error":"engine dead","code":500}`, "500", "server error event: engine dead"},
 		{"OpenAI", `{"type":"error","event_id":"e","error":{"type":"invalid_request_error","code":"invalid_value","message":"bad","param":null}}`,
-			"invalid_value", "server error event: bad"},
+			`"invalid_value"`, "server error event: bad"},
 		{"OpenAI transcription failed", `{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","content_index":0,"error":{"type":"transcription_error","code":"audio_unintelligible","message":"audio unintelligible"}}`,
-			"audio_unintelligible", "transcription failed: audio unintelligible"},
+			`"audio_unintelligible"`, "transcription failed: audio unintelligible"},
 		{"no code", `{"type":"error","error":"x"}`, "", "server error event: x"},
+		{"a code that is an object", `{"type":"error","error":"x","code":{"n":1}}`, `{"n":1}`, "server error event: x"},
+		{"a code of the string \"500\"", `{"type":"error","error":{"message":"x","code":"500"}}`, `"500"`, "server error event: x"},
 		{"nothing but the type", `{"type":"error"}`, "", "server error event"},
 	}
 	for _, tt := range tests {
@@ -157,8 +159,8 @@ func TestRealtimeErrorCodes(t *testing.T) {
 			var ts timedServer
 			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{delta, tt.msg}), Timeout: 5 * time.Second}))
 			checkOutcome(t, rec, probe.Errored, probe.ErrorStream)
-			if rec.ErrorCode != tt.code || rec.Error != tt.text {
-				t.Errorf("code %q, error %q; want %q, %q", rec.ErrorCode, rec.Error, tt.code, tt.text)
+			if rec.ErrorCode.String() != tt.code || rec.Error != tt.text {
+				t.Errorf("code %s, error %q; want %s, %q", rec.ErrorCode, rec.Error, tt.code, tt.text)
 			}
 			ts.checkReceived(t, "first token", rec.FirstToken, 0)
 			want := slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorStream)}
@@ -177,14 +179,14 @@ func TestRealtimeErrorMembers(t *testing.T) {
 		{"the tester's case: a done event with an error", `{"type":"transcription.done","text":"a","error":{"message":"hidden failure","code":9}}`,
 			"9", "transcription.done event with an error: hidden failure"},
 		{"a delta with an error string", `{"type":"transcription.delta","delta":"b","error":"cut off"}`, "", "transcription.delta event with an error: cut off"},
-		{"an informational event with an error", `{"type":"session.updated","error":true,"code":"e1"}`, "e1", "session.updated event with an error: true"},
+		{"an informational event with an error", `{"type":"session.updated","error":true,"code":"e1"}`, `"e1"`, "session.updated event with an error: true"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var ts timedServer
 			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{delta, tt.msg}), Timeout: 5 * time.Second}))
 			checkOutcome(t, rec, probe.Errored, probe.ErrorStream)
-			if rec.ErrorCode != tt.code || rec.Error != tt.text || rec.Iterations != 1 {
-				t.Errorf("code %q, error %q, %d tokens; want %q, %q, 1", rec.ErrorCode, rec.Error, rec.Iterations, tt.code, tt.text)
+			if rec.ErrorCode.String() != tt.code || rec.Error != tt.text || rec.Iterations != 1 {
+				t.Errorf("code %s, error %q, %d tokens; want %s, %q, 1", rec.ErrorCode, rec.Error, rec.Iterations, tt.code, tt.text)
 			}
 		})
 	}
@@ -254,8 +256,8 @@ func TestHandshakeErrorCode(t *testing.T) {
 	defer srv.Close()
 	rec := do(newBackend(t, realtime.Config{BaseURL: srv.URL + "/v1", Timeout: 5 * time.Second}))
 	checkOutcome(t, rec, probe.Errored, probe.ErrorHTTP429)
-	if rec.ErrorCode != "rate_limit_exceeded" || rec.Error != "handshake refused: HTTP 429: slow down" {
-		t.Errorf("code %q, error %q", rec.ErrorCode, rec.Error)
+	if rec.ErrorCode.String() != `"rate_limit_exceeded"` || rec.Error != "handshake refused: HTTP 429: slow down" {
+		t.Errorf("code %s, error %q", rec.ErrorCode, rec.Error)
 	}
 }
 

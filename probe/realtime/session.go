@@ -291,7 +291,7 @@ func errorEvent(ev serverEvent) error {
 	if probe.Truthy(ev.Error) {
 		e = probe.ParseServerError(ev.Error)
 	}
-	if e.Code == "" {
+	if e.Code.Kind == probe.CodeNone {
 		e.Code = probe.ErrorCodeOf(report.Code)
 	}
 	f := &probe.Failure{Type: probe.ErrorStream, Msg: what, Code: e.Code}
