@@ -158,7 +158,8 @@ func TestByteOrderMark(t *testing.T) {
 // or with none (the role chunk at 100 ms, "Hi" at 300 ms); a body that
 // begins like JSON is a whole response, a protocol error that says the
 // server ignored stream: true (keeping the error it reports, if any); and
-// a body that is neither is a protocol error naming its type.
+// a body that is neither is a protocol error naming its type. A request
+// with stream false answered with SSE is a protocol error that says so.
 func TestStreamContentTypes(t *testing.T) {
 	sseSteps := []step{{ms(100), role}, {ms(200), content("Hi")}, {ms(50), finish + done}}
 	for _, ct := range []string{noContentType, "application/json", "text/plain; charset=utf-8", "text/event-stream; charset=utf-8", "TEXT/EVENT-STREAM"} {
@@ -201,6 +202,13 @@ func TestStreamContentTypes(t *testing.T) {
 			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: tt.code, errText: tt.text, ttft: -1,
 				counts: counted(0, 0), verdict: badProtocol}.check(t, rec)
 		})
+	}
+	// The other way round: SSE answering a request with stream false.
+	for _, ct := range []string{"text/event-stream", "application/json", noContentType} {
+		rec := runScript(t, &script{contentType: ct, steps: []step{{ms(40), "\n" + role + content("Hi") + finish + done}}},
+			func(c *Config) { c.Stream = false })
+		judged{outcome: probe.Errored, errType: probe.ErrorProtocol, errText: "server ignored stream: false: the body is SSE, not JSON", ttft: -1,
+			counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}.check(t, rec)
 	}
 }
 
