@@ -237,14 +237,27 @@ func (e Env) unknownErrors(keyVars []string) Errors {
 		if slices.Contains(keyVars, name) {
 			continue
 		}
-		msg := fmt.Sprintf("unknown variable (did you mean %s?)", nearestVar(name))
-		if strings.HasPrefix(name, sloVarPrefix) {
-			slo := slices.Sorted(maps.Values(envVars(reflect.TypeFor[EnvObjective]())))
-			msg = "unknown variable; the objective set's variables are " + strings.Join(slo, ", ")
-		}
-		errs = append(errs, &FieldError{Path: name, Msg: msg})
+		errs = append(errs, &FieldError{Path: name, Msg: unknownMessage(name)})
 	}
 	return errs
+}
+
+// unknownMessage says what is wrong with the unknown variable name: the
+// known variable it spells in other case, else for a misspelt threshold
+// every variable of the objective set, else the nearest known variable.
+// Case is ignored in the comparisons, since the known names are all upper
+// case.
+func unknownMessage(name string) string {
+	upper := strings.ToUpper(name)
+	nearest := nearestVar(upper)
+	switch {
+	case nearest == upper:
+		return fmt.Sprintf("unknown variable (did you mean %s? variable names are case-sensitive)", nearest)
+	case strings.HasPrefix(upper, sloVarPrefix):
+		slo := slices.Sorted(maps.Values(envVars(reflect.TypeFor[EnvObjective]())))
+		return "unknown variable; the objective set's variables are " + strings.Join(slo, ", ")
+	}
+	return fmt.Sprintf("unknown variable (did you mean %s?)", nearest)
 }
 
 // nearestVar returns the variable of KnownVars nearest to name in edit

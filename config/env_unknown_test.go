@@ -48,6 +48,18 @@ func TestUnknownVariables(t *testing.T) {
 			"LLMPROBER_OTHER_KEY: unknown variable (did you mean LLMPROBER_API_KEY?)"},
 		{"the test suite's variables", target, map[string]string{"LLMPROBER_LLAMA_URL": "http://127.0.0.1:1/v1", "LLMPROBER_REQUIRE_INTEGRATION": "1"}, ""},
 		{"other prefixes are not llmprober's", target, map[string]string{"LLMPROBERX": "1", "OTHER_LLMPROBER_X": "1", "llmprober_rate": "1"}, ""},
+		{"the tester's case: lower case", target, map[string]string{"LLMPROBER_model": "m"},
+			"LLMPROBER_model: unknown variable (did you mean LLMPROBER_MODEL? variable names are case-sensitive)"},
+		{"mixed case", target, map[string]string{"LLMPROBER_Rate": "1"},
+			"LLMPROBER_Rate: unknown variable (did you mean LLMPROBER_RATE? variable names are case-sensitive)"},
+		{"lower case and misspelt", target, map[string]string{"LLMPROBER_outpt_tokens": "8"},
+			"LLMPROBER_outpt_tokens: unknown variable (did you mean LLMPROBER_OUTPUT_TOKENS?)"},
+		{"a threshold in lower case", target, map[string]string{"LLMPROBER_slo_ttft": "1s"},
+			"LLMPROBER_slo_ttft: unknown variable (did you mean LLMPROBER_SLO_TTFT? variable names are case-sensitive)"},
+		{"a misspelt threshold in lower case", target, map[string]string{"LLMPROBER_slo_tfft": "1s"},
+			"LLMPROBER_slo_tfft: unknown variable; the objective set's variables are LLMPROBER_SLO_ATTAINMENT, LLMPROBER_SLO_ITL, " +
+				"LLMPROBER_SLO_LATENCY, LLMPROBER_SLO_NAME, LLMPROBER_SLO_PERIOD, LLMPROBER_SLO_SCHEDULED_LATENCY, " +
+				"LLMPROBER_SLO_TPOT, LLMPROBER_SLO_TTFOT, LLMPROBER_SLO_TTFT"},
 		{"an unknown variable set empty", target, map[string]string{"LLMPROBER_TAGS": ""},
 			"LLMPROBER_TAGS: unknown variable (did you mean LLMPROBER_TAG?)"},
 	}

@@ -125,6 +125,9 @@ func TestLoadInvalid(t *testing.T) {
 	}{
 		{"invalid-unknown-key.yml", []string{`invalid-unknown-key.yml:5: targets[0].modl: unknown field "modl" (did you mean "model"?)`}},
 		{"invalid-unknown-nested-key.yml", []string{`invalid-unknown-nested-key.yml:6: targets[0].schedule.ratee: unknown field "ratee" (did you mean "rate"?)`}},
+		{"invalid-unknown-key-case.yml", []string{
+			`invalid-unknown-key-case.yml:5: targets[0].Timeout: unknown field "Timeout" (did you mean "timeout"?)`,
+			`invalid-unknown-key-case.yml:6: targets[0].schedule.RATE: unknown field "RATE" (did you mean "rate"?)`}},
 		{"invalid-unknown-top-key.yml", []string{`invalid-unknown-top-key.yml:1: listen_addresss: unknown field "listen_addresss" (did you mean "listen_address"?)`}},
 		{"invalid-duplicate-key.yml", []string{`invalid-duplicate-key.yml:5: targets[0].model: duplicate key (first at line 4)`}},
 		{"invalid-not-mapping.yml", []string{`invalid-not-mapping.yml:1: the configuration must be a mapping of settings, such as "targets:"`}},

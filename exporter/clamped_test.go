@@ -14,9 +14,10 @@ import (
 )
 
 // TestClampedUsageExportsAgree: a server reporting 2^63 − 1 output tokens
-// and 1e30 prompt tokens, twice, is clamped once, in the record, to
-// probe.MaxTokens: the GenAI token usage histogram and the windows both
-// count 2 × 2147483647 of each, and neither wraps or disagrees.
+// and 1e30 prompt tokens, twice, has counts that cannot be true: the
+// record takes the one token event and the workload's 3 prompt tokens
+// instead, and says so; the GenAI token usage histogram and the windows
+// both count 2 × 1 and 2 × 3, and neither wraps or disagrees.
 func TestClampedUsageExportsAgree(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -39,8 +40,8 @@ func TestClampedUsageExportsAgree(t *testing.T) {
 	}
 	for seq := range uint64(2) {
 		rec := b.Do(context.Background(), &probe.Request{Seq: seq, Messages: []probe.Message{{Role: "user", Content: "hi"}}, PromptTokens: 3})
-		if rec.Outcome != probe.Successful || !rec.TokensClamped || rec.OutputTokens != probe.MaxTokens || rec.PromptTokens != probe.MaxTokens {
-			t.Fatalf("record %+v; want successful, clamped to %d", rec, probe.MaxTokens)
+		if rec.Outcome != probe.Successful || !rec.TokensClamped || !rec.UsageInconsistent || rec.OutputTokens != 1 || rec.PromptTokens != 3 {
+			t.Fatalf("record %+v; want successful, clamped and inconsistent, 1 output and 3 prompt tokens", rec)
 		}
 		for _, obs := range []probe.Observer{o, st} {
 			obs.Started("alpha")
@@ -53,14 +54,15 @@ func TestClampedUsageExportsAgree(t *testing.T) {
 	for _, tc := range []struct {
 		kind   string
 		window window.Metric
-	}{{"output", window.OutputTokens}, {"input", window.PromptTokens}} {
+		want   float64
+	}{{"output", window.OutputTokens, 2 * 1}, {"input", window.PromptTokens, 2 * 3}} {
 		mt := findMetric(mfs, "gen_ai_client_token_usage", map[string]string{"target": "alpha", "gen_ai_token_type": tc.kind})
 		if mt == nil {
 			t.Fatalf("no %s token usage series", tc.kind)
 		}
 		h := mt.GetHistogram()
 		sum := snap.Summary(tc.window).Successful
-		want := 2 * float64(probe.MaxTokens)
+		want := tc.want
 		if h.GetSampleCount() != 2 || h.GetSampleSum() != want || sum.Count != 2 || sum.Sum == nil || *sum.Sum != want {
 			t.Errorf("%s tokens: histogram count %d sum %v, window count %d sum %v; want 2 and %v in both",
 				tc.kind, h.GetSampleCount(), h.GetSampleSum(), sum.Count, sum.Sum, want)

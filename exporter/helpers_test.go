@@ -84,7 +84,7 @@ func alphaErr() *probe.Record {
 		TargetedStart: at(1000), RequestStart: at(1000),
 		HTTP: probe.HTTPTrace{GotConn: at(1000), ConnReused: true, FirstByte: at(1050)},
 		End:  at(1060), Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx,
-		Error: `upstream said <b>boom</b> & "more"`, ErrorCode: "<i>503</i>", HTTPStatus: 500,
+		Error: `upstream said <b>boom</b> & "more"`, ErrorCode: probe.ErrorCode{Text: "<i>503</i>", Kind: probe.CodeString}, HTTPStatus: 500,
 	}
 }
 

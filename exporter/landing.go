@@ -102,7 +102,7 @@ func newLandingTarget(st *TargetStatus) landingTarget {
 func newLandingProbe(p *ProbeSummary) landingProbe {
 	return landingProbe{
 		Time: timeText(p.Time), Seq: strconv.FormatUint(p.Seq, 10), Outcome: string(p.Outcome),
-		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(p.ErrorCode), Error: orAbsent(p.Error),
+		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(p.ErrorCode.String()), Error: orAbsent(p.Error),
 		HTTPStatus: statusText(p.HTTPStatus),
 		Latency:    durationText(p.Latency), TTFT: durationText(p.TTFT), TTFOT: durationText(p.TTFOT),
 		ITL: durationText(p.ITL), TPOT: durationText(p.TPOT),

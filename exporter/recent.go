@@ -25,8 +25,8 @@ type ProbeSummary struct {
 	ErrorType probe.ErrorType
 	// Error is the record's error text, shortened to maxErrorText runes.
 	Error string
-	// ErrorCode is the server's error code (Record.ErrorCode); empty when none.
-	ErrorCode string
+	// ErrorCode is the server's error code (Record.ErrorCode).
+	ErrorCode probe.ErrorCode
 	// HTTPStatus is the response status code; 0 when no response arrived.
 	HTTPStatus int
 	// Latency, TTFT, TTFOT, ITL and TPOT are the per-request quantities; nil

@@ -156,7 +156,7 @@ func TestLandingPage(t *testing.T) {
 			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "—", "200",
 				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)", "—"}},
 		{"errored request: latency, absent values are dashes, error and code escaped", "<td>http_5xx</td>",
-			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx", "&lt;i&gt;503&lt;/i&gt;",
+			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx", "&#34;&lt;i&gt;503&lt;/i&gt;&#34;",
 				"upstream said &lt;b&gt;boom&lt;/b&gt; &amp; &#34;more&#34;", "500", "60.0 ms", "—", "—", "—", "—", "—", "—"}},
 		{"cancelled request without response", "<td>canceled</td>",
 			[]string{"2025-01-02 03:04:07.300Z", "2", "incomplete", "canceled", "—", "context canceled", "—",

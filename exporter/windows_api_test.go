@@ -45,7 +45,7 @@ type (
 		Seq              uint64              `json:"seq"`
 		Outcome          string              `json:"outcome"`
 		ErrorType        *string             `json:"error_type"`
-		ErrorCode        *string             `json:"error_code"`
+		ErrorCode        json.RawMessage     `json:"error_code"`
 		Inconsistent     bool                `json:"usage_inconsistent"`
 		Clamped          bool                `json:"tokens_clamped"`
 		Weight           float64             `json:"weight"`
@@ -106,7 +106,7 @@ func apiFixture(t *testing.T) (string, *http.Client) {
 	st := newWindowStore(t, clk, "alpha", window.Settings{Windows: []time.Duration{time.Minute, 5 * time.Minute}, Confidence: 0.95})
 	errored := &probe.Record{Target: "alpha", Seq: 3, Stream: true, RequestStart: at(80000), End: at(80500),
 		PromptTokens: 20, PromptTokensFrom: probe.TokensFromWorkload, Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx, HTTPStatus: 503,
-		ErrorCode: "overloaded"}
+		ErrorCode: probe.ErrorCode{Text: "overloaded", Kind: probe.CodeString}}
 	incomplete := streamed("alpha", 4, -1, 90000, 90200, 90800, 95000, 15, 3)
 	incomplete.Outcome, incomplete.ErrorType, incomplete.OutputTokensFrom = probe.Incomplete, probe.ErrorCanceled, probe.TokensCounted
 	flagged := streamed("alpha", 1, 58000, 58000, 59500, 61000, 61500, 12, 10)
@@ -547,16 +547,47 @@ func TestWindowAPIRecordFields(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	for _, r := range w.Records.Requests {
-		wantCode := ""
+		wantCode := "null"
 		if r.Seq == 3 {
-			wantCode = "overloaded"
+			wantCode = `"overloaded"`
 		}
-		code := ""
-		if r.ErrorCode != nil {
-			code = *r.ErrorCode
+		if string(r.ErrorCode) != wantCode || r.Inconsistent != (r.Seq == 1) || r.Clamped != (r.Seq == 1) {
+			t.Errorf("record %d: code %s, inconsistent %v, clamped %v", r.Seq, r.ErrorCode, r.Inconsistent, r.Clamped)
 		}
-		if code != wantCode || (r.ErrorCode != nil && wantCode == "") || r.Inconsistent != (r.Seq == 1) || r.Clamped != (r.Seq == 1) {
-			t.Errorf("record %d: code %v, inconsistent %v, clamped %v", r.Seq, r.ErrorCode, r.Inconsistent, r.Clamped)
+	}
+}
+
+// TestWindowAPIErrorCodeTypes: the API keeps an error code's JSON type: the
+// number 400 and the string "400" differ, and another value (an object,
+// true) is a string of its JSON text, never null.
+func TestWindowAPIErrorCodeTypes(t *testing.T) {
+	m, o := newTestMetrics(t, alpha)
+	o.State("alpha", probe.StateReady, 0)
+	clk := fakeAt(t0)
+	st := newWindowStore(t, clk, "alpha", window.Settings{Windows: []time.Duration{time.Minute}})
+	codes := []probe.ErrorCode{{Text: "400", Kind: probe.CodeNumber}, {Text: "400", Kind: probe.CodeString},
+		{Text: `{"x":1}`, Kind: probe.CodeOther}, {Text: "true", Kind: probe.CodeOther}, {Text: "1.5e3", Kind: probe.CodeNumber}}
+	for i, code := range codes {
+		st.Started("alpha")
+		st.Finished(&probe.Record{Target: "alpha", Seq: uint64(i), Stream: true, RequestStart: at(1000 * (i + 1)), End: at(1000*(i+1) + 500),
+			Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200, ErrorCode: code})
+	}
+	clk.Set(at(10000))
+	w := newTestWindows(t, m, o, st)
+	s := NewServer(ServerOptions{Metrics: m, Observer: o, Windows: w})
+	w.Register(s)
+	base, c := startServer(t, s)
+	var got jsonWindow
+	if code := getJSON(t, c, base+"/api/v1/targets/alpha/windows/1m?records=true", &got); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	want := []string{`400`, `"400"`, `"{\"x\":1}"`, `"true"`, `1.5e3`}
+	if len(got.Records.Requests) != len(want) {
+		t.Fatalf("%d records, want %d", len(got.Records.Requests), len(want))
+	}
+	for _, r := range got.Records.Requests {
+		if string(r.ErrorCode) != want[r.Seq] {
+			t.Errorf("record %d: error_code %s, want %s", r.Seq, r.ErrorCode, want[r.Seq])
 		}
 	}
 }

@@ -126,28 +126,28 @@ type apiRecords struct {
 
 // apiRecord is one request with every instant and derived quantity.
 type apiRecord struct {
-	Seq                 uint64        `json:"seq"`
-	Outcome             string        `json:"outcome"`
-	ErrorType           *string       `json:"error_type"`
-	ErrorCode           *string       `json:"error_code"`
-	HTTPStatus          *int          `json:"http_status"`
-	Stream              bool          `json:"stream"`
-	Weight              float64       `json:"weight"`
-	TargetedStart       *string       `json:"targeted_start"`
-	RequestStart        *string       `json:"request_start"`
-	FirstToken          *string       `json:"first_token"`
-	FirstOutputToken    *string       `json:"first_output_token"`
-	LastToken           *string       `json:"last_token"`
-	End                 *string       `json:"end"`
-	PromptTokens        *int          `json:"prompt_tokens"`
-	PromptTokensFrom    *string       `json:"prompt_tokens_from"`
-	OutputTokens        *int          `json:"output_tokens"`
-	OutputTokensFrom    *string       `json:"output_tokens_from"`
-	UsageInconsistent   bool          `json:"usage_inconsistent"`
-	TokensClamped       bool          `json:"tokens_clamped"`
-	StreamingIterations *int          `json:"streaming_iterations"`
-	Values              orderedObject `json:"values"`
-	Included            []string      `json:"included"`
+	Seq                 uint64          `json:"seq"`
+	Outcome             string          `json:"outcome"`
+	ErrorType           *string         `json:"error_type"`
+	ErrorCode           probe.ErrorCode `json:"error_code"` // null when none
+	HTTPStatus          *int            `json:"http_status"`
+	Stream              bool            `json:"stream"`
+	Weight              float64         `json:"weight"`
+	TargetedStart       *string         `json:"targeted_start"`
+	RequestStart        *string         `json:"request_start"`
+	FirstToken          *string         `json:"first_token"`
+	FirstOutputToken    *string         `json:"first_output_token"`
+	LastToken           *string         `json:"last_token"`
+	End                 *string         `json:"end"`
+	PromptTokens        *int            `json:"prompt_tokens"`
+	PromptTokensFrom    *string         `json:"prompt_tokens_from"`
+	OutputTokens        *int            `json:"output_tokens"`
+	OutputTokensFrom    *string         `json:"output_tokens_from"`
+	UsageInconsistent   bool            `json:"usage_inconsistent"`
+	TokensClamped       bool            `json:"tokens_clamped"`
+	StreamingIterations *int            `json:"streaming_iterations"`
+	Values              orderedObject   `json:"values"`
+	Included            []string        `json:"included"`
 }
 
 // orderedObject is a JSON object whose keys keep their order.
@@ -331,9 +331,7 @@ func newAPIRecord(r *window.Record, roundTrips bool) apiRecord {
 		e := string(q.ErrorType)
 		out.ErrorType = &e
 	}
-	if q.ErrorCode != "" {
-		out.ErrorCode = &q.ErrorCode
-	}
+	out.ErrorCode = q.ErrorCode
 	if q.HTTPStatus != 0 {
 		out.HTTPStatus = &q.HTTPStatus
 	}

@@ -21,9 +21,9 @@ type Failure struct {
 	// Msg is the failure's text, before Redactor.Bound.
 	Msg string
 	// Code is the error code the server gave with its error (an error
-	// event's or error body's "code"), before Redactor.BoundCode; empty
-	// when it gave none.
-	Code string
+	// event's or error body's "code"), before Redactor.BoundCode; the zero
+	// ErrorCode when it gave none.
+	Code ErrorCode
 }
 
 // Error returns f.Msg.
@@ -75,8 +75,17 @@ func NewRedactor(secrets []string) Redactor {
 // cutting, so a cut can never leave part of one.
 func (r Redactor) Bound(s string) string { return r.bound(s, MaxErrorChars) }
 
-// BoundCode is Bound for an error code: cut to MaxErrorCodeChars characters.
-func (r Redactor) BoundCode(s string) string { return r.bound(s, MaxErrorCodeChars) }
+// BoundCode is Bound for an error code's text: cut to MaxErrorCodeChars
+// characters. A number that had to be cut is no longer one: its kind
+// becomes CodeOther (text).
+func (r Redactor) BoundCode(c ErrorCode) ErrorCode {
+	text := r.bound(c.Text, MaxErrorCodeChars)
+	if c.Kind == CodeNumber && text != c.Text {
+		c.Kind = CodeOther
+	}
+	c.Text = text
+	return c
+}
 
 // bound redacts s, collapses its white space and cuts it to n characters.
 func (r Redactor) bound(s string, n int) string {

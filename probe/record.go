@@ -68,14 +68,16 @@ type Record struct {
 	OutputSeen bool
 	// UsageInconsistent reports that the server's usage report could not be
 	// taken as it was: it claimed fewer output tokens than the response
-	// showed (then the token events are counted instead, or for a whole
-	// response the count is unknown), no prompt tokens for a prompt that was
-	// sent (then the workload's count is taken), a count that went down
-	// from one report to the next (the last is taken), or a count that is
-	// negative, fractional or not a number (ignored).
+	// showed, output tokens when none was seen, or more than the request's
+	// max tokens or MaxTokens (then the token events are counted instead,
+	// or for a whole response the count is unknown), no prompt tokens for a
+	// prompt that was sent, or more than MaxTokens (then the workload's
+	// count is taken), a count that went down from one report to the next
+	// (the last is taken), or a count that is negative, fractional or not a
+	// number (ignored).
 	UsageInconsistent bool
 	// TokensClamped reports that a token count of the server's was larger
-	// than MaxTokens and is MaxTokens here.
+	// than MaxTokens, so it was not taken (UsageInconsistent too).
 	TokensClamped bool
 
 	// Outcome is the request's final status.
@@ -85,9 +87,10 @@ type Record struct {
 	// Error is a short human-readable reason, with credentials redacted; never a label.
 	Error string
 	// ErrorCode is the code the server gave with its error (the "code" of
-	// an error event or an error body, such as "500" or "invalid_audio"),
-	// bounded and redacted like Error; empty when it gave none. Never a label.
-	ErrorCode string
+	// an error event or an error body, such as 500 or "invalid_audio"),
+	// with its JSON type, bounded and redacted like Error; the zero
+	// ErrorCode when it gave none. Never a label.
+	ErrorCode ErrorCode
 	// HTTPStatus is the response status code, 0 when no response arrived.
 	HTTPStatus int
 }
@@ -164,7 +167,8 @@ func (r *Record) TTFOT() (time.Duration, bool) { return span(r.RequestStart, r.F
 func (r *Record) TimeToFirstChunk() (time.Duration, bool) { return span(r.RequestStart, r.FirstChunk) }
 
 // ITL is (LastToken − FirstToken) / (OutputTokens − 1); undefined when fewer
-// than 2 output tokens or the request was not streamed.
+// than 2 output tokens or no token event (whatever the usage report says),
+// or the request was not streamed.
 // Definition: metrics reference, Inter-Token Latency.
 func (r *Record) ITL() (time.Duration, bool) {
 	d, ok := span(r.FirstToken, r.LastToken)
@@ -175,12 +179,17 @@ func (r *Record) ITL() (time.Duration, bool) {
 }
 
 // TPOT is (LastToken − RequestStart) / OutputTokens; undefined when no output
-// token. For a non-streamed response LastToken is End.
+// token, or no output was seen whatever the usage report says (HasOutput;
+// in a stream, no LastToken). For a non-streamed response with output
+// LastToken is End.
 // Definition: metrics reference, Time Per Output Token.
 func (r *Record) TPOT() (time.Duration, bool) {
 	last := r.LastToken
 	if !r.Stream {
-		last = r.End
+		last = time.Time{}
+		if r.HasOutput() {
+			last = r.End
+		}
 	}
 	d, ok := span(r.RequestStart, last)
 	if !ok || r.OutputTokens < 1 {

@@ -10,20 +10,21 @@ import (
 type ServerError struct {
 	// Message is the error's text.
 	Message string
-	// Code is the error's "code" as the server wrote it (a number's
-	// digits, or a string); empty when it gave none.
-	Code string
+	// Code is the error's "code", with its JSON type (ErrorCodeOf).
+	Code ErrorCode
 }
 
 // ParseServerError reads an error report of any of the shapes servers
 // use: a JSON string is the message; in a JSON object, an "error" member
-// (an object or a string, read the same way) comes first, then the
-// object's own "message", else "detail", and its "code" when the error
-// member has none; an object with no message is its own JSON text, and so
-// is any other JSON value; data that is not JSON is its own text. Empty
-// data, and JSON null, are no report at all (the zero ServerError).
+// that is set (Truthy: an object or a string, read the same way) comes
+// first, then the object's own "message", else "detail", and its "code"
+// when the error member has none; an object with no message is its own
+// JSON text, and so is any other JSON value; data that is not JSON is its
+// own text. JSON text is re-encoded compactly with its strings unescaped
+// (so that a secret in it can be redacted). Empty data, and JSON null, are
+// no report at all (the zero ServerError).
 func ParseServerError(data []byte) ServerError {
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(TrimBOM(data))
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return ServerError{}
 	}
@@ -35,23 +36,26 @@ func ParseServerError(data []byte) ServerError {
 		Error, Message, Detail, Code json.RawMessage
 	}
 	if data[0] != '{' || json.Unmarshal(data, &obj) != nil {
-		return ServerError{Message: string(data)}
+		return ServerError{Message: compactJSON(data)}
 	}
-	e := ParseServerError(obj.Error)
+	var e ServerError
+	if Truthy(obj.Error) {
+		e = ParseServerError(obj.Error)
+	}
 	if e.Message == "" {
 		e.Message = firstText(obj.Message, obj.Detail)
 	}
 	if e.Message == "" {
-		e.Message = string(data)
+		e.Message = compactJSON(data)
 	}
-	if e.Code == "" {
+	if e.Code.Kind == CodeNone {
 		e.Code = ErrorCodeOf(obj.Code)
 	}
 	return e
 }
 
 // Empty reports whether e carries neither a message nor a code.
-func (e ServerError) Empty() bool { return e.Message == "" && e.Code == "" }
+func (e ServerError) Empty() bool { return e.Message == "" && e.Code.Kind == CodeNone }
 
 // firstText returns the text of the first value that has one: a string as
 // it is, any other non-null value as its JSON.
@@ -66,23 +70,8 @@ func firstText(raws ...json.RawMessage) string {
 				return s
 			}
 		default:
-			return string(raw)
+			return compactJSON(raw)
 		}
-	}
-	return ""
-}
-
-// ErrorCodeOf returns the error code a "code" member holds: a string as it
-// is, a number as written; empty for anything else (absent, null, objects).
-func ErrorCodeOf(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
 	}
 	return ""
 }

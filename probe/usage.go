@@ -6,11 +6,10 @@ import (
 	"strconv"
 )
 
-// MaxTokens is the largest token count a record holds: a server's report
-// above it (2^63 − 1, 1e30) is clamped to it, once, when the record is
-// made, and the record says so (TokensClamped), so that every export of
-// the record (the GenAI token usage histogram, the windows, the API)
-// shows the same count.
+// MaxTokens is the largest token count a record holds. A server's report
+// above it (2^63 − 1, 1e30) is clamped to it when decoded, and a clamped
+// count cannot be true: it is not taken (Usage.Apply), and the record
+// says so (UsageInconsistent and TokensClamped).
 const MaxTokens = math.MaxInt32
 
 // CountState says what a server's token count was.
@@ -101,47 +100,77 @@ func (u *Usage) take(last *TokenCount, c TokenCount) {
 	}
 }
 
+// Sent is what a request told the server, against which the usage report
+// of its response is judged.
+type Sent struct {
+	// PromptTokens is the workload's count of the prompt's tokens; 0 when
+	// it has none.
+	PromptTokens int
+	// Prompt reports that a prompt was sent, so that a report of no prompt
+	// tokens cannot be true.
+	Prompt bool
+	// MaxOutputTokens is the output limit the request set (max_tokens); 0
+	// when it set none.
+	MaxOutputTokens int
+}
+
 // Apply sets rec's token counts, their sources and the flags
 // UsageInconsistent and TokensClamped, once the response has been read.
-// Output tokens come from the usage report unless it claims fewer than
-// the response showed: fewer than the token events of a stream (each
-// carries at least one token), or none for a whole response with output
-// (rec.OutputSeen). Without a usable report a stream's tokens (see
-// Streamed) are the count of token events, and other responses' are
-// unknown. Prompt tokens
-// come from the report unless it says 0 although a prompt was sent, else
-// from workload (the workload's count; 0 when it has none: unknown).
-func (u *Usage) Apply(rec *Record, workload int, promptSent bool) {
-	least := rec.Iterations
-	if !u.streamed && rec.OutputSeen {
-		least = max(least, 1)
-	}
+// Output tokens come from the usage report when it can be true: at least
+// the token events of a stream (each carries at least one token), at
+// least 1 for a whole response with output (rec.OutputSeen), none when no
+// output was seen at all, and at most the request's limit
+// (sent.MaxOutputTokens), a count clamped to MaxTokens being above any.
+// Otherwise, and without a report, a stream's tokens (see Streamed) are
+// the count of token events and other responses' are unknown. Prompt
+// tokens come from the report unless it says 0 although a prompt was sent
+// or had to be clamped, else from the workload's count (0 when it has
+// none: unknown).
+func (u *Usage) Apply(rec *Record, sent Sent) {
+	lo, hi := outputBounds(rec, u.streamed, sent.MaxOutputTokens)
+	out := u.output
+	taken := out.State == CountValid && out.N >= lo && out.N <= hi
 	switch {
-	case u.output.reported() && u.output.N >= least:
-		rec.OutputTokens, rec.OutputTokensFrom = u.output.N, TokensFromUsage
-		rec.TokensClamped = u.output.State == CountClamped
+	case taken:
+		rec.OutputTokens, rec.OutputTokensFrom = out.N, TokensFromUsage
 	case u.streamed:
 		rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, TokensCounted
 	}
-	if u.output.reported() && u.output.N < least {
+	if out.reported() && !taken {
 		u.inconsistent = true
 	}
-	u.applyPrompt(rec, workload, promptSent)
+	rec.TokensClamped = out.State == CountClamped || u.prompt.State == CountClamped
+	u.applyPrompt(rec, sent)
 	rec.UsageInconsistent = u.inconsistent
 }
 
+// outputBounds returns the fewest and the most output tokens a response
+// can have had, by what was seen of it and the limit it was sent (0: none).
+func outputBounds(rec *Record, streamed bool, limit int) (lo, hi int) {
+	lo, hi = rec.Iterations, MaxTokens
+	switch {
+	case !rec.HasOutput():
+		return 0, 0
+	case !streamed:
+		lo = max(lo, 1)
+	}
+	if limit > 0 {
+		hi = min(hi, limit)
+	}
+	return lo, hi
+}
+
 // applyPrompt sets rec's prompt tokens; see Apply.
-func (u *Usage) applyPrompt(rec *Record, workload int, promptSent bool) {
+func (u *Usage) applyPrompt(rec *Record, sent Sent) {
 	p := u.prompt
-	if p.reported() && p.N == 0 && promptSent {
+	if p.State == CountClamped || p.reported() && p.N == 0 && sent.Prompt {
 		u.inconsistent = true
 		p = TokenCount{}
 	}
 	switch {
 	case p.reported():
 		rec.PromptTokens, rec.PromptTokensFrom = p.N, TokensFromUsage
-		rec.TokensClamped = rec.TokensClamped || p.State == CountClamped
-	case workload > 0:
-		rec.PromptTokens, rec.PromptTokensFrom = min(workload, MaxTokens), TokensFromWorkload
+	case sent.PromptTokens > 0:
+		rec.PromptTokens, rec.PromptTokensFrom = min(sent.PromptTokens, MaxTokens), TokensFromWorkload
 	}
 }

@@ -28,9 +28,12 @@ func TestTokenCount(t *testing.T) {
 }
 
 // TestUsageApply checks the choice of counts and flags for a stream of 3
-// token events and for a whole response with output.
+// token events (or none, when not seen), and for a whole response with or
+// without output, each sent with a limit of 8 output tokens and a prompt
+// of 5 by the workload's count.
 func TestUsageApply(t *testing.T) {
 	n := func(v int) TokenCount { return TokenCount{v, CountValid} }
+	clamped := TokenCount{MaxTokens, CountClamped}
 	tests := []struct {
 		name           string
 		streamed, seen bool
@@ -40,6 +43,15 @@ func TestUsageApply(t *testing.T) {
 		promptFrom     TokenSource
 		inconsistent   bool
 	}{
+		{"usage at the limit", true, true, [][2]TokenCount{{n(9), n(8)}}, 8, 9, TokensFromUsage, TokensFromUsage, false},
+		{"usage above the limit", true, true, [][2]TokenCount{{n(9), n(9)}}, 3, 9, TokensCounted, TokensFromUsage, true},
+		{"clamped output", true, true, [][2]TokenCount{{n(9), clamped}}, 3, 9, TokensCounted, TokensFromUsage, true},
+		{"clamped prompt", true, true, [][2]TokenCount{{clamped, n(4)}}, 4, 5, TokensFromUsage, TokensFromWorkload, true},
+		{"stream without a token but usage 2", true, false, [][2]TokenCount{{n(9), n(2)}}, 0, 9, TokensCounted, TokensFromUsage, true},
+		{"stream without a token and usage 0", true, false, [][2]TokenCount{{n(9), n(0)}}, 0, 9, TokensFromUsage, TokensFromUsage, false},
+		{"whole response without output but usage 5", false, false, [][2]TokenCount{{n(9), n(5)}}, 0, 9, TokensUnknown, TokensFromUsage, true},
+		{"whole response above the limit", false, true, [][2]TokenCount{{n(9), n(50)}}, 0, 9, TokensUnknown, TokensFromUsage, true},
+		{"whole response at the limit", false, true, [][2]TokenCount{{n(9), n(8)}}, 8, 9, TokensFromUsage, TokensFromUsage, false},
 		{"stream without usage", true, true, nil, 3, 5, TokensCounted, TokensFromWorkload, false},
 		{"stream with usage", true, true, [][2]TokenCount{{n(9), n(4)}}, 4, 9, TokensFromUsage, TokensFromUsage, false},
 		{"usage below the events", true, true, [][2]TokenCount{{n(9), n(2)}}, 3, 9, TokensCounted, TokensFromUsage, true},
@@ -60,10 +72,10 @@ func TestUsageApply(t *testing.T) {
 				u.Report(r[0], r[1])
 			}
 			rec := &Record{OutputSeen: tt.seen}
-			if tt.streamed {
+			if tt.streamed && tt.seen {
 				rec.Iterations = 3
 			}
-			u.Apply(rec, 5, true)
+			u.Apply(rec, Sent{PromptTokens: 5, Prompt: true, MaxOutputTokens: 8})
 			if rec.OutputTokens != tt.out || rec.OutputTokensFrom != tt.outFrom || rec.PromptTokens != tt.prompt ||
 				rec.PromptTokensFrom != tt.promptFrom || rec.UsageInconsistent != tt.inconsistent {
 				t.Errorf("output %d from %q, prompt %d from %q, inconsistent %v; want %d %q %d %q %v",

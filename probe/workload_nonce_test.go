@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/llmprober/llmprober/probe/trace"
 )
 
 // prefixAndRest splits a synthetic prompt into its unique prefix ("probe"
@@ -14,35 +16,61 @@ func prefixAndRest(p string) (string, string) {
 	return p[:n], p[n:]
 }
 
-// TestSeedRepeatsWordsNotPrefixes: two workloads with one seed in one run
-// send the same prompts; after a restart (another nonce) the same seed
-// gives the same lengths and words but other prefixes.
+// TestSeedRepeatsWordsNotPrefixes: two workloads with one seed, as two
+// targets of one run have, draw the same lengths and words after prefixes
+// that differ, every one of them from every one of the other's, for each
+// kind of workload.
 func TestSeedRepeatsWordsNotPrefixes(t *testing.T) {
-	saved := runNonce
-	defer func() { runNonce = saved }()
-	draw := func() []*Request {
-		w := NewSynthetic(Fixed(30), Fixed(8), 7)
-		out := make([]*Request, 50)
-		for n := range out {
-			out[n] = w.Request(uint64(n))
-		}
-		return out
+	tr := &trace.Trace{Requests: []trace.Request{{PromptTokens: 30, OutputTokens: 8}, {PromptTokens: 12, OutputTokens: 3}}}
+	kinds := map[string]func() Workload{
+		"synthetic": func() Workload { return NewSynthetic(Fixed(30), Fixed(8), 7) },
+		"conversations": func() Workload {
+			w, err := NewConversations(ConversationConfig{Turns: 3, FirstPrompt: Fixed(30), FirstOutput: Fixed(8), History: HistoryNewPrompt, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		},
+		"trace": func() Workload {
+			w, err := NewReplayWorkload(tr, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		},
 	}
-	first, again := draw(), draw()
-	runNonce = [8]byte{1, 2, 3, 4, 5, 6, 7, 8}
-	restarted := draw()
-	for n := range first {
-		p1, rest1 := prefixAndRest(first[n].Messages[0].Content)
-		p2, rest2 := prefixAndRest(again[n].Messages[0].Content)
-		p3, rest3 := prefixAndRest(restarted[n].Messages[0].Content)
-		if p1 != p2 || rest1 != rest2 {
-			t.Fatalf("request %d differs within one run: %q, %q", n, first[n].Messages[0].Content, again[n].Messages[0].Content)
-		}
-		if p1 == p3 || rest1 != rest3 || first[n].PromptTokens != restarted[n].PromptTokens {
-			t.Fatalf("request %d after a restart: prefix %q (before %q), words equal %v; want another prefix, the same words",
-				n, p3, p1, rest1 == rest3)
-		}
+	for name, newWorkload := range kinds {
+		t.Run(name, func(t *testing.T) {
+			a, b := drawPrompts(newWorkload(), 50), drawPrompts(newWorkload(), 50)
+			seen := map[string]bool{}
+			for n := range a {
+				pa, restA := prefixAndRest(a[n])
+				pb, restB := prefixAndRest(b[n])
+				if restA != restB {
+					t.Fatalf("request %d: words %q and %q, want the same", n, restA, restB)
+				}
+				if seen[pa] || seen[pb] || pa == pb {
+					t.Fatalf("request %d: prefix %q or %q sent before", n, pa, pb)
+				}
+				seen[pa], seen[pb] = true, true
+			}
+		})
 	}
+}
+
+// drawPrompts returns the user message of w's first n requests, each
+// completed as if the turn before it had failed.
+func drawPrompts(w Workload, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		turn := w.Turn(uint64(i), 0)
+		if turn.Prepare != nil {
+			turn.Prepare(nil)
+		}
+		msgs := turn.Request.Messages
+		out[i] = msgs[len(msgs)-1].Content
+	}
+	return out
 }
 
 // TestPrefixDiffersAcrossProcesses runs this test binary twice to print

@@ -121,8 +121,8 @@ func (l *logObserver) Finished(rec *probe.Record) {
 		return
 	}
 	attrs := []any{"target", rec.Target, "error_type", rec.ErrorType, "http_status", rec.HTTPStatus}
-	if rec.ErrorCode != "" {
-		attrs = append(attrs, "error_code", rec.ErrorCode)
+	if rec.ErrorCode.Kind != probe.CodeNone {
+		attrs = append(attrs, "error_code", rec.ErrorCode.String())
 	}
 	attrs = append(attrs, "error", rec.Error)
 	if rec.UsageInconsistent {

@@ -27,7 +27,7 @@ func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
 	err := b.do(rctx, cancel, x)
 	x.rec.HTTP = x.tr.snapshot()
 	b.finish(ctx, rctx, x.rec, err)
-	x.usage.Apply(x.rec, req.PromptTokens, req.PromptTokens > 0)
+	x.usage.Apply(x.rec, probe.Sent{PromptTokens: req.PromptTokens, Prompt: req.PromptTokens > 0, MaxOutputTokens: req.MaxOutputTokens})
 	return x.rec
 }
 

@@ -15,15 +15,18 @@
 // bytes; the record's memory does not grow with them (probe.Gaps).
 //
 // Outcomes: a status ≥ 400 is http_429, http_4xx or http_5xx; any other
-// non-2xx status (redirects are never followed), an unexpected content type,
-// a malformed or truncated stream, a stream past its limits and an
-// undecodable body are protocol errors; an error inside a 200 stream (an
-// "error" event or field, a chunk with an "error" member or of type or
-// object "error") is stream_error (inside a whole 200 body it is a protocol
-// error); the server's error code is kept (probe.ParseServerError). A
-// cancelled parent context makes the request incomplete; the backend's own
-// timeout makes it errored with timeout; other transport failures are
-// connection errors.
+// non-2xx status (redirects are never followed), a stream body that is
+// JSON (the server ignored stream: true) or neither SSE nor of type
+// text/event-stream, a malformed or truncated stream, a stream past its
+// limits and an undecodable body are protocol errors; an error inside a
+// 200 stream (an "error" event or field, a chunk with an "error" member
+// that is set (probe.Truthy) at its top level or in a choice, of type or
+// object "error", with a finish_reason "error", or a bare report without
+// choices: a "message" string or a "detail") is stream_error (inside a
+// whole 200 body it is a protocol error); the server's error code is kept
+// (probe.ParseServerError). A cancelled parent context makes the request
+// incomplete; the backend's own timeout makes it errored with timeout;
+// other transport failures are connection errors.
 package openai
 
 import (

@@ -101,7 +101,7 @@ func TestStreamFailures(t *testing.T) {
 				{ms(5), `{"error":{"message":"stream not supported"}}`},
 			}},
 			errType:  probe.ErrorProtocol,
-			errText:  `unexpected content type "application/json" for a stream: stream not supported`,
+			errText:  `server ignored stream: true: the body is JSON, not SSE: stream not supported`,
 			counts:   counts{outputFrom: probe.TokensCounted, prompt: 7, promptFrom: probe.TokensFromWorkload},
 			duration: ms(5),
 		},

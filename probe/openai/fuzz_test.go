@@ -51,6 +51,10 @@ func FuzzResponse(f *testing.F) {
 		chatDelta(`{"content":[{"type":"text","text":"a"},{"type":"image_url"}]}`) + data(`{"choices":[],"usage":{"completion_tokens":9223372036854775807,"prompt_tokens":-1}}`) + done,
 		data(`{"choices":[{"text":["a"]}],"usage":"n/a"}`) + data(`{}`) + done,
 		`{"choices":[{"message":{"content":[{"text":{"value":"v"}}],"refusal":null}}],"usage":{"completion_tokens":1e30}}`,
+		// Falsy and choice errors, bare reports, byte order marks, sniffed starts, typed codes.
+		"\xef\xbb\xbf" + data(`{"choices":[{"delta":{"content":"a"},"error":{}}],"error":false}`) + data(`{"choices":[{"finish_reason":"error"}]}`),
+		"\n\nda" + "ta: " + `{"detail":[1]}` + "\n\n" + data(`{"message":"m","code":{"k":"`+fuzzSecret+`"}}`),
+		"\xef\xbb\xbf" + `{"choices":[{"text":"a","error":0}],"usage":{"completion_tokens":2}}`,
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), i%2 == 0)
@@ -107,7 +111,7 @@ func checkRecord(t *testing.T, rec *probe.Record, stream bool) {
 	if rec.OutputTokensFrom == probe.TokensFromUsage && rec.OutputTokens < rec.Iterations {
 		t.Fatalf("usage of %d output tokens taken below %d token events", rec.OutputTokens, rec.Iterations)
 	}
-	if strings.Contains(rec.ErrorCode, fuzzSecret) || utf8.RuneCountInString(rec.ErrorCode) > probe.MaxErrorCodeChars {
+	if strings.Contains(rec.ErrorCode.Text, fuzzSecret) || utf8.RuneCountInString(rec.ErrorCode.Text) > probe.MaxErrorCodeChars {
 		t.Fatalf("unsafe error code %q", rec.ErrorCode)
 	}
 }

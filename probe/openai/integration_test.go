@@ -56,7 +56,7 @@ func TestIntegrationLlamaServerJudged(t *testing.T) {
 		}
 		// The server's context is 4096 tokens over 4 slots: 3000 words do not fit.
 		rec = b.Do(context.Background(), req(1500))
-		if rec.Outcome != probe.Errored || rec.ErrorType != probe.ErrorHTTP4xx || rec.ErrorCode != "400" ||
+		if rec.Outcome != probe.Errored || rec.ErrorType != probe.ErrorHTTP4xx || rec.ErrorCode != (probe.ErrorCode{Text: "400", Kind: probe.CodeNumber}) ||
 			!strings.Contains(rec.Error, "exceeds the available context size") {
 			t.Errorf("stream %v, oversized prompt: %s/%s code %q %q; want errored/http_4xx, code 400, the context message",
 				stream, rec.Outcome, rec.ErrorType, rec.ErrorCode, rec.Error)

@@ -36,9 +36,9 @@ type judged struct {
 // check compares rec with j.
 func (j judged) check(t *testing.T, rec *probe.Record) {
 	t.Helper()
-	if rec.Outcome != j.outcome || rec.ErrorType != j.errType || rec.ErrorCode != j.code || rec.Error != j.errText {
+	if rec.Outcome != j.outcome || rec.ErrorType != j.errType || rec.ErrorCode.String() != j.code || rec.Error != j.errText {
 		t.Errorf("outcome %s/%s code %q %q, want %s/%s code %q %q",
-			rec.Outcome, rec.ErrorType, rec.ErrorCode, rec.Error, j.outcome, j.errType, j.code, j.errText)
+			rec.Outcome, rec.ErrorType, rec.ErrorCode.String(), rec.Error, j.outcome, j.errType, j.code, j.errText)
 	}
 	if got := sinceStart(rec.TTFT()); got != j.ttft {
 		t.Errorf("TTFT %v, want %v", got, j.ttft)
@@ -114,11 +114,11 @@ func TestErrorFrames(t *testing.T) {
 		{"error field of plain text", "error: backend gone\n\n", "", "stream error: backend gone", 2},
 		{"event: error with an OpenAI error object", "event: error\ndata: {\"error\":{\"message\":\"overloaded\",\"code\":503}}\n\n", "503", "stream error: overloaded", 2},
 		{"event: error without data", "event: error\n\n", "", "stream error event", 2},
-		{"OpenAI error chunk", data(`{"error":{"message":"server_error","type":"server_error","code":"internal"}}`), "internal", "stream error: server_error", 3},
+		{"OpenAI error chunk", data(`{"error":{"message":"server_error","type":"server_error","code":"internal"}}`), `"internal"`, "stream error: server_error", 3},
 		{"TGI error string", data(`{"error":"Request failed during generation","error_type":"generation"}`), "", "stream error: Request failed during generation", 3},
 		{"type error chunk", data(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`), "", "stream error: Overloaded", 3},
 		{"vLLM's top-level error object", data(`{"object":"error","message":"out of memory","type":"InternalServerError","param":null,"code":500}`), "500", "stream error: out of memory", 3},
-		{"type error without an error member", data(`{"type":"error","message":"quota","code":"insufficient_quota"}`), "insufficient_quota", "stream error: quota", 3},
+		{"type error without an error member", data(`{"type":"error","message":"quota","code":"insufficient_quota"}`), `"insufficient_quota"`, "stream error: quota", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,9 +151,9 @@ func TestEmptyReplies(t *testing.T) {
 		{"role, empty content, finish, usage 0", []step{{ms(20), role}, {ms(10), content("")}, {ms(10), finish},
 			{0, usageChunk(`{"prompt_tokens":7,"completion_tokens":0}`) + done}},
 			counts{chunks: 4, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromUsage}},
-		{"usage claiming tokens that never came", []step{{ms(20), role}, {ms(10), finish},
+		{"usage claiming tokens that never came: inconsistent", []step{{ms(20), role}, {ms(10), finish},
 			{ms(10), usageChunk(`{"prompt_tokens":7,"completion_tokens":5}`) + done}},
-			counts{chunks: 3, output: 5, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromUsage}},
+			counts{chunks: 3, outputFrom: probe.TokensCounted, prompt: 7, promptFrom: probe.TokensFromUsage}},
 		{"only heartbeats and a finish", []step{{ms(20), "data:\n\n"}, {ms(10), ": ping\n\n"}, {ms(10), finish}}, counted(1, 0)},
 		{"completions with empty text", []step{{ms(20), data(`{"choices":[{"text":""}]}`)}, {ms(20), data(`{"choices":[{"text":null,"finish_reason":"stop"}]}`) + done}},
 			counted(2, 0)},
@@ -161,7 +161,11 @@ func TestEmptyReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := runScript(t, &script{steps: tt.steps}, nil)
-			judged{outcome: probe.Successful, ttft: -1, counts: tt.counts, verdict: emptyReply}.check(t, rec)
+			judged{outcome: probe.Successful, ttft: -1, counts: tt.counts, verdict: emptyReply,
+				inconsistent: strings.Contains(tt.name, "inconsistent")}.check(t, rec)
+			if _, ok := rec.TPOT(); ok {
+				t.Errorf("TPOT defined for an empty reply")
+			}
 		})
 	}
 }
@@ -201,10 +205,17 @@ func TestInconsistentUsage(t *testing.T) {
 		{"negative prompt tokens", `{"prompt_tokens":-1,"completion_tokens":2}`,
 			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromWorkload}, true, false},
 		{"usage that is not an object", `"n/a"`, counted(4, 2), true, false},
-		{"2^63 − 1 output tokens", `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`, fromUsage(probe.MaxTokens, 9), false, true},
-		{"1e30 prompt tokens", `{"prompt_tokens":1e30,"completion_tokens":2}`, fromUsage(2, probe.MaxTokens), false, true},
-		{"1e400 output tokens", `{"prompt_tokens":9,"completion_tokens":1e400}`, fromUsage(probe.MaxTokens, 9), false, true},
-		{"2^31 − 1 is not clamped", `{"prompt_tokens":9,"completion_tokens":2147483647}`, fromUsage(probe.MaxTokens, 9), false, false},
+		{"2^63 − 1 output tokens: clamped, not taken", `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, true},
+		{"1e30 prompt tokens: clamped, not taken", `{"prompt_tokens":1e30,"completion_tokens":2}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensFromUsage, prompt: 7, promptFrom: probe.TokensFromWorkload}, true, true},
+		{"1e400 output tokens", `{"prompt_tokens":9,"completion_tokens":1e400}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, true},
+		{"2^31 − 1: not clamped, above max_tokens", `{"prompt_tokens":9,"completion_tokens":2147483647}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, false},
+		{"max_tokens (16) exactly", `{"prompt_tokens":9,"completion_tokens":16}`, fromUsage(16, 9), false, false},
+		{"one above max_tokens", `{"prompt_tokens":9,"completion_tokens":17}`,
+			counts{chunks: 4, iterations: 2, output: 2, outputFrom: probe.TokensCounted, prompt: 9, promptFrom: probe.TokensFromUsage}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,11 +276,18 @@ func TestContentShapes(t *testing.T) {
 		rec := runScript(t, &script{steps: []step{{ms(100), role}, {ms(200), chatDelta(c)}, {ms(50), finish + done}}}, nil)
 		judged{outcome: probe.Successful, ttft: -1, counts: counted(3, 0), verdict: emptyReply}.check(t, rec)
 	}
-	rec := runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"content":42}`)}}}, nil)
-	judged{outcome: probe.Errored, errType: probe.ErrorProtocol, ttft: -1, counts: counted(1, 0), verdict: badProtocol,
-		errText: "malformed stream chunk: text is not a string, a content part or an array of them"}.check(t, rec)
+	// A text of another JSON type is malformed wherever it sits: the
+	// field, a part, a part's text or its value, in every API.
+	for _, c := range []string{chatDelta(`{"content":42}`), chatDelta(`{"content":[{"type":"text","text":5}]}`),
+		chatDelta(`{"content":[5]}`), chatDelta(`{"content":[["Hi"]]}`), chatDelta(`{"content":{"type":"text","text":true}}`),
+		chatDelta(`{"content":[{"type":"text","text":{"value":5}}]}`), chatDelta(`{"refusal":5}`),
+		chatDelta(`{"reasoning_content":[{"text":false}]}`), data(`{"choices":[{"index":0,"text":[{"text":5}]}]}`)} {
+		rec := runScript(t, &script{steps: []step{{ms(100), c}}}, nil)
+		judged{outcome: probe.Errored, errType: probe.ErrorProtocol, ttft: -1, counts: counted(1, 0), verdict: badProtocol,
+			errText: "malformed stream chunk: text is not a string, a content part or an array of them"}.check(t, rec)
+	}
 	// Reasoning and tool calls are token events but not visible: TTFOT waits for content.
-	rec = runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"reasoning_content":[{"type":"text","text":"hm"}]}`)},
+	rec := runScript(t, &script{steps: []step{{ms(100), chatDelta(`{"reasoning_content":[{"type":"text","text":"hm"}]}`)},
 		{ms(100), chatDelta(`{"tool_calls":[{"index":0,"function":{"name":"f"}}]}`)}, {ms(100), chatDelta(`{"function_call":{"name":"g"}}`)},
 		{ms(100), content("ok")}, {0, finish + done}}}, nil)
 	judged{outcome: probe.Successful, ttft: ms(100), counts: counted(5, 4), verdict: conforming}.check(t, rec)
@@ -321,14 +339,24 @@ func TestWholeResponses(t *testing.T) {
 			judged{outcome: probe.Successful, counts: whole(6, probe.TokensFromUsage), verdict: conforming}, true},
 		{"usage 0 with content: unknown, flagged", "", msg(`{"role":"assistant","content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":0}`),
 			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: conforming}, true},
-		{"clamped usage", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`),
-			judged{outcome: probe.Successful, counts: whole(probe.MaxTokens, probe.TokensFromUsage), clamped: true, verdict: conforming}, true},
+		{"clamped usage: unknown, flagged", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":9223372036854775807}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, clamped: true, verdict: conforming}, true},
+		{"usage above max_tokens (16): unknown, flagged", "", msg(`{"content":"Hi"}`, `{"prompt_tokens":9,"completion_tokens":50}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: conforming}, true},
+		{"empty content and usage 5: unknown, flagged", "", msg(`{"role":"assistant","content":""}`, `{"prompt_tokens":9,"completion_tokens":5}`),
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: emptyReply}, false},
+		{"completions empty text and usage 5", "completions", `{"choices":[{"text":""}],"usage":{"prompt_tokens":9,"completion_tokens":5}}`,
+			judged{outcome: probe.Successful, counts: counts{prompt: 9, promptFrom: probe.TokensFromUsage}, inconsistent: true, verdict: emptyReply}, false},
 		{"completions text parts", "completions", `{"choices":[{"text":["Hi"]}],"usage":{"prompt_tokens":9,"completion_tokens":1}}`,
 			judged{outcome: probe.Successful, counts: whole(1, probe.TokensFromUsage), verdict: conforming}, true},
 		{"completions empty text", "completions", `{"choices":[{"text":""}],"usage":{"prompt_tokens":9,"completion_tokens":0}}`,
 			judged{outcome: probe.Successful, counts: whole(0, probe.TokensFromUsage), verdict: emptyReply}, false},
+		{"a part whose text is a number", "", `{"choices":[{"message":{"content":[{"text":5}]}}]}`,
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol,
+				errText: `could not decode response: text is not a string, a content part or an array of them: {"choices":[{"message":{"content":[{"text":5}]}}]}`,
+				counts:  counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},
 		{"error body with status 200 keeps its code", "", `{"error":{"message":"busy","code":"overloaded"}}`,
-			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: "overloaded", errText: "error in response: busy",
+			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: `"overloaded"`, errText: "error in response: busy",
 				counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload}, verdict: badProtocol}, false},
 		{"vLLM's top-level error with status 200", "", `{"object":"error","message":"bad","code":400}`,
 			judged{outcome: probe.Errored, errType: probe.ErrorProtocol, code: "400", errText: "error in response: bad",
@@ -347,6 +375,9 @@ func TestWholeResponses(t *testing.T) {
 			if rec.OutputSeen != tt.seen {
 				t.Errorf("output seen %v, want %v", rec.OutputSeen, tt.seen)
 			}
+			if _, ok := rec.TPOT(); ok != (rec.OutputTokens > 0) || ok && !tt.seen {
+				t.Errorf("TPOT defined %v with %d output tokens, output seen %v", ok, rec.OutputTokens, rec.OutputSeen)
+			}
 		})
 	}
 }
@@ -355,7 +386,7 @@ func TestWholeResponses(t *testing.T) {
 func TestHTTPErrorCodes(t *testing.T) {
 	rec := runScript(t, &script{status: 429, contentType: "application/json", steps: []step{
 		{ms(20), `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}}}, nil)
-	judged{outcome: probe.Errored, errType: probe.ErrorHTTP429, code: "rate_limit_exceeded", errText: "HTTP 429: Rate limit reached",
+	judged{outcome: probe.Errored, errType: probe.ErrorHTTP429, code: `"rate_limit_exceeded"`, errText: "HTTP 429: Rate limit reached",
 		ttft: -1, counts: counts{prompt: 7, promptFrom: probe.TokensFromWorkload},
 		verdict: slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorHTTP429)}}.check(t, rec)
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 )
 
 // readBody reads and decodes a whole (non-streamed) response. Only the token
-// counts are taken from it: without a stream there is no first token.
+// counts are taken from it: without a stream there is no first token. A
+// body that is not JSON but begins like SSE says so: the server streamed
+// although stream was false.
 func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, b.cfg.MaxBodyBytes+1))
 	if err != nil {
@@ -20,8 +23,12 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	if int64(len(data)) > b.cfg.MaxBodyBytes {
 		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
+	data = probe.TrimBOM(data)
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
+		if startOf(bytes.TrimLeft(data, " \t\r\n")) == bodySSE {
+			return probe.Failf(probe.ErrorProtocol, "server ignored stream: false: the body is SSE, not JSON")
+		}
 		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))
 	}
 	if e, ok := c.serverError(data); ok {

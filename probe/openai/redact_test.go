@@ -77,7 +77,7 @@ func TestRedactionAroundEveryCut(t *testing.T) {
 					if rec.Outcome != probe.Errored {
 						t.Fatalf("key at %d: outcome %s", off, rec.Outcome)
 					}
-					if l := leaks(rec.Error + rec.ErrorCode); l != "" {
+					if l := leaks(rec.Error + rec.ErrorCode.Text); l != "" {
 						t.Errorf("key at %d: error %q leaks %q", off, rec.Error, l)
 					}
 				}
@@ -92,7 +92,7 @@ func TestRedactedErrorCode(t *testing.T) {
 		bodies: []string{`{"error":{"message":"bad key ` + plantedKey + `","code":"` + plantedKey + `"}}`}}
 	url, client := newTestServer(t, srv)
 	rec := newBackend(t, url, client, func(c *Config) { c.Secrets = []string{plantedKey} }).Do(context.Background(), request())
-	if rec.Error != "HTTP 401: bad key REDACTED" || rec.ErrorCode != "REDACTED" {
+	if rec.Error != "HTTP 401: bad key REDACTED" || rec.ErrorCode != (probe.ErrorCode{Text: "REDACTED", Kind: probe.CodeString}) {
 		t.Errorf("error %q, code %q", rec.Error, rec.ErrorCode)
 	}
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,15 +18,25 @@ import (
 // readStream reads a streamed response event by event as it arrives,
 // timing every chunk. It ends successfully at "data: [DONE]", or at a clean
 // end of the body after a finish reason. At most MaxStreamBytes of the
-// body and MaxEvents events are read.
+// body and MaxEvents events are read. The body is read as SSE when its
+// Content-Type is text/event-stream, or when it begins like SSE whatever
+// its type (or none); a body that begins like JSON is a whole response to
+// the streamed request (see sniff).
 func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 	x.usage.Streamed()
+	body := bufio.NewReader(&limitedBody{r: resp.Body, left: b.cfg.MaxStreamBytes})
 	ct := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("unexpected content type %q for a stream", ct), b.bodyError(resp.Body))
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch k := sniff(body); {
+	case k == bodyJSON:
+		return b.ignoredStream(body)
+	case mt == "text/event-stream", k == bodySSE:
+	case ct == "":
+		return serverFailure(probe.ErrorProtocol, "stream body is not SSE (no Content-Type)", b.bodyError(body))
+	default:
+		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("unexpected content type %q for a stream", ct), b.bodyError(body))
 	}
 	s := stream{rec: x.rec, usage: &x.usage, maxEvents: b.cfg.MaxEvents}
-	body := &limitedBody{r: resp.Body, left: b.cfg.MaxStreamBytes}
 	r := sse.NewReader(body, b.cfg.MaxEventBytes)
 	for {
 		ev, err := r.Next()
@@ -112,7 +123,7 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	case payload == "[DONE]":
 		return true, nil
 	}
-	return false, s.chunk([]byte(ev.Data), now)
+	return false, s.chunk(probe.TrimBOM([]byte(ev.Data)), now)
 }
 
 // chunk handles one data chunk that arrived at now.

@@ -22,7 +22,7 @@ func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
 	err := s.run(rctx)
 	stop()
 	b.finish(ctx, rctx, rec, err)
-	s.usage.Apply(rec, 0, true)
+	s.usage.Apply(rec, probe.Sent{Prompt: true}) // the audio; no output limit is sent
 	return rec
 }
 

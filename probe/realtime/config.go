@@ -26,8 +26,10 @@
 // connection error, one closed cleanly before it a protocol error, as are
 // malformed events, binary messages, more than MaxUnknownEvents events of
 // unknown types, more than MaxEvents messages or MaxBytes bytes and a
-// transcription.done before the final commit was sent; an error event (or
-// OpenAI's transcription failed) is stream_error, its code kept.
+// transcription.done before the final commit was sent; an error event,
+// OpenAI's transcription failed, and an event of any other type with an
+// "error" member that is set (probe.Truthy) are stream_error, the code
+// kept.
 // The backend's timeout makes the request errored with timeout, a
 // cancelled parent context incomplete; either closes the connection at
 // once, in the handshake too.

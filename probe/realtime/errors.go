@@ -102,14 +102,15 @@ func notHTTP(err error) bool {
 
 // readError classifies a failed read before transcription.done: a clean
 // close is a protocol error (the server ended without a result), a message
-// over the size limit too; anything else is a connection error.
-func readError(err error) error {
+// over the size limit of maxBytes too, named in its text as HTTP's event
+// limit is; anything else is a connection error.
+func readError(err error, maxBytes int64) error {
 	var ce *websocket.CloseError
 	switch {
 	case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
 		return probe.Failf(probe.ErrorProtocol, "connection closed (%d %s) before %s", ce.Code, ce.Text, EventDone)
 	case errors.Is(err, websocket.ErrReadLimit):
-		return probe.Failf(probe.ErrorProtocol, "server message too large: %v", err)
+		return probe.Failf(probe.ErrorProtocol, "server message too large: longer than %d bytes", maxBytes)
 	}
 	return fmt.Errorf("connection lost before %s: %w", EventDone, err)
 }

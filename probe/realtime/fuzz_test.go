@@ -24,6 +24,8 @@ func FuzzServerEvents(f *testing.F) {
 		`{"type":"conversation.item.input_audio_transcription.failed","error":{"code":"c","message":"m"}}`,
 		`{"type":"transcription.done","text":"whole","usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}}`,
 		`{"type":"transcription.done","text":"","usage":"n/a"}`, `{"type":"transcription.done","usage":{"completion_tokens":2.5}}`,
+		`{"type":"transcription.delta","delta":[{"type":"text","text":"a"},{"text":5}]}`, "\xef\xbb\xbf" + `{"type":"transcription.done","text":[""],"error":{}}`,
+		`{"type":"transcription.done","text":"a","error":{"message":"m","code":{"k":1}}}`,
 	} {
 		f.Add([]byte(seed), true)
 	}
@@ -51,7 +53,7 @@ func FuzzServerEvents(f *testing.F) {
 		if rec.Received.Len() != rec.Iterations || (rec.Iterations > 0 && rec.LastToken.Before(rec.FirstToken)) {
 			t.Fatalf("%d received, %d iterations, first %v last %v", rec.Received.Len(), rec.Iterations, rec.FirstToken, rec.LastToken)
 		}
-		s.usage.Apply(rec, 0, true)
+		s.usage.Apply(rec, probe.Sent{Prompt: true}) // the audio; no output limit is sent
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.OutputTokens > probe.MaxTokens || rec.PromptTokens > probe.MaxTokens {
 			t.Fatalf("token counts %d, %d outside [0, %d]", rec.OutputTokens, rec.PromptTokens, probe.MaxTokens)
 		}

@@ -1,6 +1,7 @@
 package realtime_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,8 +100,17 @@ func TestRealtimeReplies(t *testing.T) {
 			tokens{iterations: 3, output: 3, outputFrom: probe.TokensCounted, prompt: 30, promptFrom: probe.TokensFromUsage, inconsistent: true}, ok},
 		{"no prompt tokens for the audio sent", []string{delta, done(`,"usage":{"prompt_tokens":0,"completion_tokens":1}`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensFromUsage, inconsistent: true}, ok},
-		{"usage of 2^63 − 1 tokens", []string{delta, done(`,"usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}`)}, 0,
-			tokens{iterations: 1, output: probe.MaxTokens, outputFrom: probe.TokensFromUsage, prompt: probe.MaxTokens, promptFrom: probe.TokensFromUsage, clamped: true}, ok},
+		{"usage of 2^63 − 1 tokens cannot be true", []string{delta, done(`,"usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted, inconsistent: true, clamped: true}, ok},
+		{"usage claiming tokens that never came", []string{done(`,"text":"","usage":{"prompt_tokens":30,"completion_tokens":4}`)}, -1,
+			tokens{outputFrom: probe.TokensCounted, prompt: 30, promptFrom: probe.TokensFromUsage, inconsistent: true}, empty},
+		{"deltas as content parts, as over HTTP", []string{`{"type":"transcription.delta","delta":[{"type":"text","text":"Hi"}]}`,
+			`{"type":"transcription.delta","delta":{"type":"text","text":""}}`, `{"type":"transcription.delta","delta":["", " there"]}`, done(`,"text":"Hi there"`)}, 0,
+			tokens{iterations: 2, output: 2, outputFrom: probe.TokensCounted}, ok},
+		{"a transcript as content parts and no deltas", []string{done(`,"text":[{"type":"text","text":"hello"}]`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted}, ok},
+		{"messages that begin with a byte order mark", []string{"\xef\xbb\xbf" + delta, "\xef\xbb\xbf" + done(`,"text":"hi"`)}, 0,
+			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted}, ok},
 		{"usage that is not an object", []string{delta, done(`,"usage":[1]`)}, 0,
 			tokens{iterations: 1, output: 1, outputFrom: probe.TokensCounted, inconsistent: true}, ok},
 	}
@@ -118,6 +128,9 @@ func TestRealtimeReplies(t *testing.T) {
 			if got := tokensOf(rec); got != tt.tokens {
 				t.Errorf("tokens %+v, want %+v", got, tt.tokens)
 			}
+			if _, defined := rec.TPOT(); defined != (tt.first >= 0) {
+				t.Errorf("TPOT defined %v, want %v", defined, tt.first >= 0)
+			}
 			if got := latencyOnly.Evaluate(rec); got != tt.verdict {
 				t.Errorf("verdict %+v, want %+v", got, tt.verdict)
 			}
@@ -130,13 +143,15 @@ func TestRealtimeReplies(t *testing.T) {
 // error object), after a delta whose receive time is the first token.
 func TestRealtimeErrorCodes(t *testing.T) {
 	tests := []struct{ name, msg, code, text string }{
-		{"vLLM", `{"type":"error","error":"bad audio","code":"invalid_audio"}`, "invalid_audio", "server error event: bad audio"},
+		{"vLLM", `{"type":"error","error":"bad audio","code":"invalid_audio"}`, `"invalid_audio"`, "server error event: bad audio"},
 		{"vLLM numeric code", `{"type":"error","error":"engine dead","code":500}`, "500", "server error event: engine dead"},
 		{"OpenAI", `{"type":"error","event_id":"e","error":{"type":"invalid_request_error","code":"invalid_value","message":"bad","param":null}}`,
-			"invalid_value", "server error event: bad"},
+			`"invalid_value"`, "server error event: bad"},
 		{"OpenAI transcription failed", `{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","content_index":0,"error":{"type":"transcription_error","code":"audio_unintelligible","message":"audio unintelligible"}}`,
-			"audio_unintelligible", "transcription failed: audio unintelligible"},
+			`"audio_unintelligible"`, "transcription failed: audio unintelligible"},
 		{"no code", `{"type":"error","error":"x"}`, "", "server error event: x"},
+		{"a code that is an object", `{"type":"error","error":"x","code":{"n":1}}`, `{"n":1}`, "server error event: x"},
+		{"a code of the string \"500\"", `{"type":"error","error":{"message":"x","code":"500"}}`, `"500"`, "server error event: x"},
 		{"nothing but the type", `{"type":"error"}`, "", "server error event"},
 	}
 	for _, tt := range tests {
@@ -144,14 +159,47 @@ func TestRealtimeErrorCodes(t *testing.T) {
 			var ts timedServer
 			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{delta, tt.msg}), Timeout: 5 * time.Second}))
 			checkOutcome(t, rec, probe.Errored, probe.ErrorStream)
-			if rec.ErrorCode != tt.code || rec.Error != tt.text {
-				t.Errorf("code %q, error %q; want %q, %q", rec.ErrorCode, rec.Error, tt.code, tt.text)
+			if rec.ErrorCode.String() != tt.code || rec.Error != tt.text {
+				t.Errorf("code %s, error %q; want %s, %q", rec.ErrorCode, rec.Error, tt.code, tt.text)
 			}
 			ts.checkReceived(t, "first token", rec.FirstToken, 0)
 			want := slo.Result{Verdict: slo.NonConforming, Reason: string(probe.ErrorStream)}
 			if got := latencyOnly.Evaluate(rec); got != want {
 				t.Errorf("verdict %+v, want %+v", got, want)
 			}
+		})
+	}
+}
+
+// TestRealtimeErrorMembers: an event of any type with an error member
+// that is set reports an error, as a chunk with one does over HTTP; one
+// that is not set (null, false, 0, "", [], {}) reports nothing.
+func TestRealtimeErrorMembers(t *testing.T) {
+	for _, tt := range []struct{ name, msg, code, text string }{
+		{"the tester's case: a done event with an error", `{"type":"transcription.done","text":"a","error":{"message":"hidden failure","code":9}}`,
+			"9", "transcription.done event with an error: hidden failure"},
+		{"a delta with an error string", `{"type":"transcription.delta","delta":"b","error":"cut off"}`, "", "transcription.delta event with an error: cut off"},
+		{"an informational event with an error", `{"type":"session.updated","error":true,"code":"e1"}`, `"e1"`, "session.updated event with an error: true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ts timedServer
+			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{delta, tt.msg}), Timeout: 5 * time.Second}))
+			checkOutcome(t, rec, probe.Errored, probe.ErrorStream)
+			if rec.ErrorCode.String() != tt.code || rec.Error != tt.text || rec.Iterations != 1 {
+				t.Errorf("code %s, error %q, %d tokens; want %s, %q, 1", rec.ErrorCode, rec.Error, rec.Iterations, tt.code, tt.text)
+			}
+		})
+	}
+	for _, v := range []string{`null`, `false`, `0`, `""`, `[]`, `{}`} {
+		t.Run("not set: "+v, func(t *testing.T) {
+			var ts timedServer
+			msgs := []string{`{"type":"transcription.delta","delta":"a","error":` + v + `}`, `{"type":"transcription.done","text":"a","error":` + v + `}`}
+			rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, msgs), Timeout: 5 * time.Second}))
+			checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
+			if rec.Iterations != 1 {
+				t.Errorf("%d tokens, want 1", rec.Iterations)
+			}
+			ts.checkReceived(t, "first token", rec.FirstToken, 0)
 		})
 	}
 }
@@ -181,6 +229,24 @@ func TestRealtimeLimits(t *testing.T) {
 	}
 }
 
+// TestRealtimeMessageLimit: a server message longer than MaxMessageBytes
+// is a protocol error naming the limit, as the HTTP backend's event limit
+// is; one of exactly the limit is read.
+func TestRealtimeMessageLimit(t *testing.T) {
+	long := `{"type":"transcription.delta","delta":"` + strings.Repeat("x", 100) + `"}`
+	limit := int64(len(long))
+	var ts timedServer
+	rec := do(newBackend(t, realtime.Config{BaseURL: ts.start(t, []string{long, `{"type":"transcription.done","text":"x"}`}),
+		Timeout: 5 * time.Second, MaxMessageBytes: limit}))
+	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
+	var ts2 timedServer
+	rec = do(newBackend(t, realtime.Config{BaseURL: ts2.start(t, []string{long}), Timeout: 5 * time.Second, MaxMessageBytes: limit - 1}))
+	checkOutcome(t, rec, probe.Errored, probe.ErrorProtocol)
+	if want := fmt.Sprintf("server message too large: longer than %d bytes", limit-1); rec.Error != want {
+		t.Errorf("error %q, want %q", rec.Error, want)
+	}
+}
+
 // TestHandshakeErrorCode: a refused handshake keeps its body's code.
 func TestHandshakeErrorCode(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -190,8 +256,8 @@ func TestHandshakeErrorCode(t *testing.T) {
 	defer srv.Close()
 	rec := do(newBackend(t, realtime.Config{BaseURL: srv.URL + "/v1", Timeout: 5 * time.Second}))
 	checkOutcome(t, rec, probe.Errored, probe.ErrorHTTP429)
-	if rec.ErrorCode != "rate_limit_exceeded" || rec.Error != "handshake refused: HTTP 429: slow down" {
-		t.Errorf("code %q, error %q", rec.ErrorCode, rec.Error)
+	if rec.ErrorCode.String() != `"rate_limit_exceeded"` || rec.Error != "handshake refused: HTTP 429: slow down" {
+		t.Errorf("code %s, error %q", rec.ErrorCode, rec.Error)
 	}
 }
 

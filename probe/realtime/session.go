@@ -52,12 +52,18 @@ type (
 // the message itself (raw), whose error reports are read whole.
 type serverEvent struct {
 	Type       string          `json:"type"`
-	Delta      string          `json:"delta"`
-	Text       string          `json:"text"`
-	Transcript string          `json:"transcript"`
+	Delta      probe.Text      `json:"delta"`
+	Text       probe.Text      `json:"text"`
+	Transcript probe.Text      `json:"transcript"`
 	Usage      json.RawMessage `json:"usage"`
+	Error      json.RawMessage `json:"error"`
 	raw        []byte
 }
+
+// failed reports whether the event reports an error: an error event, or
+// an event of any other type with an "error" member that is set
+// (probe.Truthy; null, false, 0, "", [] and {} are not).
+func (ev *serverEvent) failed() bool { return errorEvents[ev.Type] || probe.Truthy(ev.Error) }
 
 // usage is the usage report of a done event, in vLLM's spelling (prompt,
 // completion) or OpenAI's (input, output); OpenAI's wins where both are given.
@@ -98,11 +104,11 @@ func (s *session) open() error {
 			return err
 		}
 		switch {
+		case ev.failed():
+			return errorEvent(ev)
 		case createdEvents[ev.Type]:
 			return s.sendAll(sessionUpdate{Type: EventSessionUpdate, Model: s.b.cfg.Model},
 				commitEvent{Type: EventCommit})
-		case errorEvents[ev.Type]:
-			return errorEvent(ev)
 		case !ignoredEvents[ev.Type]:
 			if err := s.unknownEvent(ev.Type); err != nil {
 				return err
@@ -181,7 +187,7 @@ func (s *session) read() error {
 func (s *session) next() (serverEvent, error) {
 	mt, data, err := s.conn.ReadMessage()
 	if err != nil {
-		return serverEvent{}, readError(err)
+		return serverEvent{}, readError(err, s.b.cfg.MaxMessageBytes)
 	}
 	s.events++
 	s.bytes += int64(len(data))
@@ -200,6 +206,7 @@ func decode(mt int, data []byte) (serverEvent, error) {
 	if mt != websocket.TextMessage {
 		return ev, probe.Failf(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
 	}
+	data = probe.TrimBOM(data)
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
 	}
@@ -213,9 +220,11 @@ func decode(mt int, data []byte) (serverEvent, error) {
 // event handles one event that arrived at now; done is true at the final transcript.
 func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 	switch {
+	case ev.failed():
+		return false, errorEvent(ev)
 	case deltaEvents[ev.Type]:
 		s.chunk(now)
-		if ev.Delta != "" {
+		if ev.Delta {
 			s.token(now)
 		}
 	case doneEvents[ev.Type]:
@@ -223,14 +232,12 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 			return false, probe.Failf(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
 		}
 		s.chunk(now)
-		if s.rec.Iterations == 0 && (ev.Text != "" || ev.Transcript != "") {
+		if s.rec.Iterations == 0 && bool(ev.Text || ev.Transcript) {
 			s.token(now) // the whole transcript at once, without deltas
 		}
 		ev.report(&s.usage)
 		s.rec.End = now
 		return true, nil
-	case errorEvents[ev.Type]:
-		return false, errorEvent(ev)
 	case ignoredEvents[ev.Type], createdEvents[ev.Type]:
 	default:
 		return false, s.unknownEvent(ev.Type)
@@ -262,22 +269,29 @@ func (s *session) unknownEvent(typ string) error {
 	return nil
 }
 
-// errorEvent returns the failure of an error event: "server error event"
-// or, for OpenAI's failed transcription, "transcription failed", then the
-// error's message when it has one; the error's code is kept (vLLM puts it
-// beside the error string, OpenAI inside the error object).
+// errorEvent returns the failure of an event that reports an error:
+// "server error event", for OpenAI's failed transcription "transcription
+// failed", for another event with an error member "<type> event with an
+// error", then the error's message when it has one; the error's code is
+// kept (vLLM puts it beside the error string, OpenAI inside the error
+// object).
 func errorEvent(ev serverEvent) error {
 	what := "server error event"
-	if ev.Type == EventOpenAIFailed {
+	switch {
+	case ev.Type == EventOpenAIFailed:
 		what = "transcription failed"
+	case !errorEvents[ev.Type]:
+		what = ev.Type + " event with an error"
 	}
 	var report struct {
-		Error json.RawMessage `json:"error"`
-		Code  json.RawMessage `json:"code"`
+		Code json.RawMessage `json:"code"`
 	}
 	_ = json.Unmarshal(ev.raw, &report)
-	e := probe.ParseServerError(report.Error)
-	if e.Code == "" {
+	var e probe.ServerError
+	if probe.Truthy(ev.Error) {
+		e = probe.ParseServerError(ev.Error)
+	}
+	if e.Code.Kind == probe.CodeNone {
 		e.Code = probe.ErrorCodeOf(report.Code)
 	}
 	f := &probe.Failure{Type: probe.ErrorStream, Msg: what, Code: e.Code}

@@ -17,14 +17,25 @@ func TestEntrySize(t *testing.T) {
 	}
 }
 
+// codeOf is request i's error code in TestRecordsKeepCodeAndFlags: 260
+// distinct codes, the number and the string of each text from 0 to 129
+// (400 and "400" are two codes).
+func codeOf(i int) probe.ErrorCode {
+	j := i % 260
+	if j%2 == 0 {
+		return probe.ErrorCode{Text: strconv.Itoa(j / 2), Kind: probe.CodeNumber}
+	}
+	return probe.ErrorCode{Text: strconv.Itoa(j / 2), Kind: probe.CodeString}
+}
+
 // TestRecordsKeepCodeAndFlags: a window's records carry each request's
-// error code and usage flags; codes past the table's 254 are shown as not
-// kept, and the table never holds more.
+// error code, with its JSON type, and usage flags; codes past the table's
+// 254 are shown as not kept, and the table never holds more.
 func TestRecordsKeepCodeAndFlags(t *testing.T) {
 	s, clk := newTestStore(t, Settings{SampleCap: 720000}) // 1000 records per bucket: all kept
 	for i := range 300 {
 		rec := req{seq: uint64(i), start: 1000, first: -1, firstOut: -1, last: -1, end: 1100, outcome: probe.Errored}.record()
-		rec.ErrorType, rec.ErrorCode = probe.ErrorStream, "code-"+strconv.Itoa(i%260)
+		rec.ErrorType, rec.ErrorCode = probe.ErrorStream, codeOf(i)
 		rec.UsageInconsistent, rec.TokensClamped = i%2 == 0, i%3 == 0
 		s.Finished(rec)
 	}
@@ -36,12 +47,12 @@ func TestRecordsKeepCodeAndFlags(t *testing.T) {
 	for _, r := range recs {
 		q := r.Request
 		i := int(q.Seq)
-		want := "code-" + strconv.Itoa(i%260)
+		want := codeOf(i)
 		if i%260 >= maxCodes {
-			want = codeNotKeptText
+			want = probe.ErrorCode{Text: codeNotKeptText, Kind: probe.CodeOther}
 		}
 		if q.ErrorCode != want || q.UsageInconsistent != (i%2 == 0) || q.TokensClamped != (i%3 == 0) {
-			t.Errorf("record %d: code %q inconsistent %v clamped %v; want %q, %v, %v",
+			t.Errorf("record %d: code %+v inconsistent %v clamped %v; want %+v, %v, %v",
 				i, q.ErrorCode, q.UsageInconsistent, q.TokensClamped, want, i%2 == 0, i%3 == 0)
 		}
 	}

@@ -55,7 +55,7 @@ func (s *Snapshot) Records() []Record {
 		for i, we := range s.entries {
 			r := &s.records[i]
 			r.Request, r.Weight = we.e.record(s.origin), we.weight
-			r.Request.ErrorCode = s.codes.text(we.e.code)
+			r.Request.ErrorCode = s.codes.code(we.e.code)
 			r.vals, r.defined = values(&r.Request)
 			for m := range numMetrics {
 				r.included[m] = r.defined[m] && a.contains(we.e.eventTime(Metric(m)))
