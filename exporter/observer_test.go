@@ -56,10 +56,11 @@ func TestCardinality(t *testing.T) {
 	for _, tg := range targets {
 		recordEverything(o, tg.Name)
 	}
-	e, d, r, s := len(probe.ErrorTypes), len(probe.DropReasons), len(probe.Outcomes), len(probe.TargetStates)
+	e, d, s := len(probe.ErrorTypes), len(probe.DropReasons), len(probe.TargetStates)
 	// Series per target: duration 1 successful + e errored; tokens input and
 	// output; phases dns, connect, tls, first_byte; requests 1 successful +
-	// e errored + 1 incomplete; one per drop reason and per state.
+	// e errored + one incomplete per incomplete error type; one per drop
+	// reason and per state.
 	want := map[string]int{
 		"gen_ai_client_operation_duration_seconds":              n * (1 + e), // 10 × 8 = 80
 		"gen_ai_client_token_usage":                             n * 2,
@@ -72,7 +73,7 @@ func TestCardinality(t *testing.T) {
 		"llmprober_dispatch_delay_seconds":                      n,
 		"llmprober_scheduled_latency_seconds":                   n,
 		"llmprober_http_phase_duration_seconds":                 n * 4,
-		"llmprober_requests_total":                              n * (r - 1 + e), // 10 × 9 = 90
+		"llmprober_requests_total":                              n * (1 + e + len(probe.IncompleteErrorTypes)), // 10 × 10 = 100
 		"llmprober_probes_scheduled_total":                      n,
 		"llmprober_probes_dropped_total":                        n * d,
 		"llmprober_requests_in_flight":                          n,

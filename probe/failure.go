@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode"
 )
 
@@ -12,6 +13,24 @@ import (
 // own request timeout fires, so that the failure it causes is recorded as
 // ErrorTimeout rather than by the symptom (a closed connection, say).
 var ErrTimeout = errors.New("request timeout")
+
+// proberErrnos are the errors of a system call that say the prober, not
+// the target, is out of a resource: file descriptors of the process or
+// the system, memory, socket buffer space, local ports.
+var proberErrnos = []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EADDRNOTAVAIL}
+
+// ProberFailure reports whether err, however wrapped, is the prober's own
+// failure: a system call failed for want of a local resource (see
+// ErrorProber). Backends record such a request as incomplete with
+// ErrorProber, never as the target's error.
+func ProberFailure(err error) bool {
+	for _, errno := range proberErrnos {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
+}
 
 // Failure is a request failure whose error type is already known: the
 // server answered, but not well.

@@ -1,7 +1,12 @@
 package probe
 
 import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -22,5 +27,50 @@ func TestRedactorBound(t *testing.T) {
 				t.Fatalf("bound = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestProberFailure(t *testing.T) {
+	dial := func(errno error) error {
+		return fmt.Errorf("Post \"http://h/v1\": %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)})
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"too many open files in the process", dial(syscall.EMFILE), true},
+		{"too many open files in the system", dial(syscall.ENFILE), true},
+		{"no buffer space", dial(syscall.ENOBUFS), true},
+		{"out of memory", dial(syscall.ENOMEM), true},
+		{"no local port", dial(syscall.EADDRNOTAVAIL), true},
+		{"refused is the target's", dial(syscall.ECONNREFUSED), false},
+		{"reset is the target's", dial(syscall.ECONNRESET), false},
+		{"plain error", errors.New("too many open files"), false},
+		{"nil", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ProberFailure(tt.err); got != tt.want {
+				t.Errorf("ProberFailure(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFailed(t *testing.T) {
+	for _, tt := range []struct {
+		o    Outcome
+		e    ErrorType
+		want bool
+	}{
+		{Successful, ErrorNone, false},
+		{Errored, ErrorHTTP5xx, true},
+		{Incomplete, ErrorCanceled, false},
+		{Incomplete, ErrorProber, true},
+	} {
+		if got := Failed(tt.o, tt.e); got != tt.want {
+			t.Errorf("Failed(%s, %s) = %v, want %v", tt.o, tt.e, got, tt.want)
+		}
 	}
 }

@@ -88,9 +88,11 @@ func (l *logObserver) State(target string, state probe.TargetState, waited time.
 	}
 }
 
-// Finished implements probe.Observer: errored requests are logged, rate-limited.
+// Finished implements probe.Observer: errored requests, and requests the
+// prober could not carry out for want of a resource of its own, are
+// logged, rate-limited.
 func (l *logObserver) Finished(rec *probe.Record) {
-	if rec.Outcome != probe.Errored {
+	if !probe.Failed(rec.Outcome, rec.ErrorType) {
 		return
 	}
 	k := errorKey{rec.Target, rec.ErrorType}
@@ -104,6 +106,10 @@ func (l *logObserver) Finished(rec *probe.Record) {
 	n := l.suppressed[k]
 	l.lastLogged[k], l.suppressed[k] = now, 0
 	l.mu.Unlock()
-	l.logger.Warn("request errored", "target", rec.Target, "error_type", rec.ErrorType,
+	msg := "request errored"
+	if rec.ErrorType == probe.ErrorProber {
+		msg = "request not carried out: llmprober itself is out of a resource; not counted against the target"
+	}
+	l.logger.Warn(msg, "target", rec.Target, "error_type", rec.ErrorType,
 		"http_status", rec.HTTPStatus, "error", rec.Error, "similar_errors_not_logged", n)
 }

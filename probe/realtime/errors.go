@@ -41,6 +41,8 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
 	case errors.As(err, &f):
 		rec.ErrorType = f.Type
+	case probe.ProberFailure(err):
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorProber
 	default:
 		rec.ErrorType = probe.ErrorConnection
 	}
