@@ -20,9 +20,6 @@ import (
 	"go.opentelemetry.io/otel"
 )
 
-// shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
-const shutdownTimeout = 10 * time.Second
-
 // daemon is one running llmprober: its metrics, HTTP server and probers.
 type daemon struct {
 	logger   *slog.Logger
@@ -31,6 +28,10 @@ type daemon struct {
 	windows  *exporter.Windows
 	server   *exporter.Server
 	targets  []*wired
+	// flushTimeout bounds the final OTLP flush.
+	flushTimeout time.Duration
+	// maxConns is the HTTP server's connection cap.
+	maxConns int
 }
 
 // newDaemon wires every configured target to one exporter.
@@ -46,7 +47,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{logger: logger, metrics: metrics}
+	d := &daemon{logger: logger, metrics: metrics, flushTimeout: exporter.FlushTimeout(getenv)}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
@@ -67,8 +68,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		}
 		d.targets = append(d.targets, w)
 	}
+	d.maxConns = serverConnections(openFileLimit(), cfg.Targets)
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		Metrics: metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
+		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
 	})
 	d.windows.Register(d.server)
 	return d, nil
@@ -91,7 +94,8 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	for _, t := range d.targets {
 		wg.Go(func() { _ = t.prober.Run(probeCtx) })
 	}
-	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String())
+	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String(),
+		"max_connections", d.maxConns)
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -103,14 +107,17 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	return errors.Join(runErr, d.close())
 }
 
-// close flushes and shuts down everything newDaemon built.
+// close shuts down everything newDaemon built: first the HTTP server,
+// within its own bound (exporter.ServerLimits.ShutdownTimeout), after
+// which clients still connected are cut; then the final OTLP flush, within
+// flushTimeout.
 func (d *daemon) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
 	var errs []error
 	if d.server != nil {
-		errs = append(errs, d.server.Shutdown(ctx))
+		errs = append(errs, d.server.Shutdown(context.Background()))
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.flushTimeout)
+	defer cancel()
 	// The final OTLP flush reads the observer's gauges: shut the meter
 	// provider down before unregistering them.
 	errs = append(errs, d.metrics.Shutdown(ctx))
