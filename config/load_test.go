@@ -116,7 +116,10 @@ func TestApplyDefaultsInCode(t *testing.T) {
 }
 
 func TestLoadInvalid(t *testing.T) {
-	const creds = "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file"
+	creds := func(part string) string {
+		return `looks like a credential header (its name has "` + part + `"), and credentials are not accepted in headers: ` +
+			"name the header in auth.header and give the key with auth.api_key_env or auth.api_key_file"
+	}
 	tests := []struct {
 		file string
 		want []string // every line of the error, without the "testdata/" prefix
@@ -146,12 +149,18 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-timeout-syntax.yml", []string{`invalid-timeout-syntax.yml:5: targets[0].timeout: invalid duration "30 seconds": use a unit, such as "30s" or "1m30s"`}},
 		{"invalid-stream-type.yml", []string{`invalid-stream-type.yml:5: targets[0].stream: must be true or false`}},
 		{"invalid-credential-headers.yml", []string{
-			// In file order; X-Team on line 11 is accepted.
-			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds,
-			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds,
-			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds,
-			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds,
-			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds,
+			// In file order; X-Team on line 11 and OpenAI-Organization on
+			// line 17 are accepted. The values are never quoted.
+			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds("key"),
+			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds("key"),
+			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds("cookie"),
+			`invalid-credential-headers.yml:12: targets[0].headers.X-Goog-Api-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:13: targets[0].headers.Ocp-Apim-Subscription-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:14: targets[0].headers.X-Auth-Token: ` + creds("auth"),
+			`invalid-credential-headers.yml:15: targets[0].headers.X-Client-Secret: ` + creds("secret"),
+			`invalid-credential-headers.yml:16: targets[0].headers.apikey: ` + creds("key"),
 		}},
 		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
 		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without query string or fragment`}},

@@ -21,9 +21,6 @@ var (
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-// credentialHeaders are headers that carry credentials; they belong in Auth.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie"}
-
 // ownedHeaders are the headers llmprober or its HTTP client set on every
 // request, by canonical name, with the reason they cannot be set in
 // Target.Headers. Host is not among them: it sets the request's host.
@@ -137,7 +134,7 @@ func validateBaseURL(col *collector, path, raw string) {
 	}
 }
 
-// validateHeaders rejects credential headers, headers llmprober sets itself,
+// validateHeaders rejects credential headers (CredentialHeader), headers llmprober sets itself,
 // and malformed names or values. Values are never quoted.
 func validateHeaders(col *collector, path string, headers map[string]string) {
 	names := slices.Sorted(maps.Keys(headers))
@@ -146,9 +143,11 @@ func validateHeaders(col *collector, path string, headers map[string]string) {
 	})
 	for _, name := range names {
 		p := joinPath(path, name)
+		part, credential := CredentialHeader(name)
 		switch {
-		case isCredentialHeader(name):
-			col.add(p, "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file")
+		case credential:
+			col.add(p, "looks like a credential header (its name has %q), and credentials are not accepted in headers: "+
+				"name the header in auth.header and give the key with auth.api_key_env or auth.api_key_file", part)
 		case ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)] != "":
 			col.add(p, "cannot be set in headers: %s", ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)])
 		case !httpguts.ValidHeaderFieldName(name):
@@ -164,17 +163,6 @@ func validateHeaderValue(col *collector, path, value string) {
 	if !httpguts.ValidHeaderFieldValue(value) {
 		col.add(path, "must not contain line breaks or control characters")
 	}
-}
-
-// isCredentialHeader reports whether name is one of credentialHeaders, in
-// any case.
-func isCredentialHeader(name string) bool {
-	for _, h := range credentialHeaders {
-		if strings.EqualFold(name, h) {
-			return true
-		}
-	}
-	return false
 }
 
 // validate records the auth settings' problems. Messages never quote

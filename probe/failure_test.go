@@ -1,9 +1,12 @@
 package probe
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -73,4 +76,50 @@ func TestFailed(t *testing.T) {
 			t.Errorf("Failed(%s, %s) = %v, want %v", tt.o, tt.e, got, tt.want)
 		}
 	}
+}
+
+// A secret is redacted in each encoding a server may echo it in; inside a
+// base64 text at any alignment, exactly the characters that depend on the
+// secret alone are replaced.
+func TestRedactorEncodings(t *testing.T) {
+	const key = `sk-Planted/Key+0123"<&>=x`
+	r := NewRedactor([]string{key})
+	for name, in := range map[string]string{
+		"raw":           "key " + key + " end",
+		"query escaped": "u=" + url.QueryEscape(key) + "&x",
+		"path escaped":  "/p/" + url.PathEscape(key) + "/q",
+		"JSON escaped":  `{"e":` + string(must(json.Marshal(key))) + `}`,
+	} {
+		if got := r.Bound(in); !strings.Contains(got, "REDACTED") || strings.Contains(got, "Planted") {
+			t.Errorf("%s: %q → %q", name, in, got)
+		}
+	}
+	for prefix := range 6 {
+		for suffix := range 4 {
+			plain := strings.Repeat("u", prefix) + key + strings.Repeat("v", suffix)
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+				e := enc.EncodeToString([]byte(plain))
+				from, to := (8*prefix+5)/6, 8*(prefix+len(key))/6
+				want := "Basic " + e[:from] + "REDACTED" + e[to:]
+				if got := r.Bound("Basic " + e); got != want {
+					t.Errorf("base64 at %d+%d: %q → %q, want %q", prefix, suffix, e, got, want)
+				}
+			}
+		}
+	}
+}
+
+// A short secret is redacted raw, but not by its short encoded forms.
+func TestRedactorShortSecret(t *testing.T) {
+	r := NewRedactor([]string{"abc"})
+	if got := r.Bound("abc YWJj"); got != "REDACTED YWJj" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
