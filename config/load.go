@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 // Load reads the YAML file at path, decodes it strictly (unknown keys are
@@ -38,9 +39,9 @@ func Parse(data []byte, filename string) (*Config, error) {
 // It returns the problems with the document's shape, and a Config of what
 // could be decoded (nil when nothing could).
 func load(path string) (*Config, Errors, error) {
-	data, err := os.ReadFile(path)
+	data, err := localfile.ReadFile(path, localfile.Config)
 	if err != nil {
-		return nil, nil, fmt.Errorf("could not read config: %w", err)
+		return nil, nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
 	c, found := decode(data, path)
 	if c != nil {

@@ -380,9 +380,9 @@ func TestResolveListsEveryProblem(t *testing.T) {
 	}
 	_, err = Resolve(e, Overrides{ConfigPath: "testdata/invalid-many-problems.yml"})
 	want := slices.Concat(manyProblems[:6],
-		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: open /nonexistent/llmprober/key: no such file or directory`},
+		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: could not open API key file: no such file or directory`},
 		manyProblems[6:12],
-		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: open /nonexistent/llmprober/ca.pem: no such file or directory`},
+		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: could not open TLS file: no such file or directory`},
 		manyProblems[12:])
 	if err == nil {
 		t.Fatal("Resolve succeeded")
@@ -550,7 +550,7 @@ func TestParseAnchorsAndMerge(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "absent.yml"))
-	if err == nil || !strings.HasPrefix(err.Error(), "could not read config: open ") {
+	if err == nil || !strings.HasSuffix(err.Error(), "absent.yml: could not open configuration file: no such file or directory") {
 		t.Errorf("error = %v, want could not read config", err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/slo"
-	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
 )
 
@@ -223,7 +222,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 func validateServing(webConfig string, getenv func(string) string) error {
 	var errs []error
 	if webConfig != "" {
-		if err := web.Validate(webConfig); err != nil {
+		if err := exporter.CheckWebConfig(webConfig); err != nil {
 			errs = append(errs, fmt.Errorf("--web-config-file %s: %w", webConfig, err))
 		}
 	}
