@@ -84,6 +84,9 @@ func (c *Config) problems(found Errors, check bool) Errors {
 // the document cannot be decoded at all). It applies no defaults and
 // validates no values.
 func decode(data []byte, filename string) (*Config, Errors) {
+	if fe := textError(data, filename); fe != nil {
+		return nil, Errors{fe}
+	}
 	src := newSource(filename)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node

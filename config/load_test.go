@@ -162,6 +162,18 @@ func TestLoadInvalid(t *testing.T) {
 			`invalid-credential-headers.yml:15: targets[0].headers.X-Client-Secret: ` + creds("secret"),
 			`invalid-credential-headers.yml:16: targets[0].headers.apikey: ` + creds("key"),
 		}},
+		{"invalid-key-in-wrong-fields.yml", []string{
+			// A key pasted into settings that are not free text is never quoted.
+			`invalid-key-in-wrong-fields.yml:1: log_level: unknown log level (31 characters, not shown) (supported: debug, info, warn, error)`,
+			`invalid-key-in-wrong-fields.yml:6: targets[0].api: unknown api (31 characters, not shown) (supported: chat, completions)`,
+			`invalid-key-in-wrong-fields.yml:7: targets[0].timeout: invalid duration (31 characters, not shown): use a unit, such as "30s" or "1m30s"`,
+			`invalid-key-in-wrong-fields.yml:8: targets[0].backend: unknown backend (31 characters, not shown) (supported: openai_http, openai_websocket)`,
+			`invalid-key-in-wrong-fields.yml:10: targets[0].auth.api_key_env: must be the name of an environment variable (letters, digits and '_'), not the key itself`,
+			`invalid-key-in-wrong-fields.yml:12: targets[0].schedule.strategy: unknown strategy (31 characters, not shown) (supported: synchronous, concurrent, throughput, constant, poisson, trace)`,
+			`invalid-key-in-wrong-fields.yml:13: targets[0]: unknown field (31 characters, not shown)`,
+			`invalid-key-in-wrong-fields.yml:15: targets[0].workload.max_tokens_fields[0]: unknown field (31 characters, not shown) (supported: max_tokens, max_completion_tokens)`,
+		}},
+		{"invalid-not-utf8.yml", []string{`invalid-not-utf8.yml:4: column 15: invalid UTF-8 (byte 0xe9); the configuration must be UTF-8 text`}},
 		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
 		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without query string or fragment`}},
 		{"invalid-readiness-url.yml", []string{

@@ -50,7 +50,7 @@ func (c *Config) Validate() error {
 func (c *Config) validate(col *collector) {
 	validateListenAddress(col, c.ListenAddress)
 	if !slices.Contains(logLevels, c.LogLevel) {
-		col.add("log_level", "unknown log level %q (supported: %s)", c.LogLevel, strings.Join(logLevels, ", "))
+		col.add("log_level", "unknown log level %s (supported: %s)", quote(c.LogLevel), strings.Join(logLevels, ", "))
 	}
 	if len(c.Targets) == 0 {
 		col.add("targets", "at least one target is required")
@@ -61,7 +61,7 @@ func (c *Config) validate(col *collector) {
 		t := &c.Targets[i]
 		path := targetPath(i)
 		if first, dup := names[t.Name]; dup && t.Name != "" {
-			col.add(path+".name", "duplicate name %q (also targets[%d])", t.Name, first)
+			col.add(path+".name", "duplicate name %s (also targets[%d])", quote(t.Name), first)
 		} else {
 			names[t.Name] = i
 		}
@@ -76,7 +76,7 @@ func validateListenAddress(col *collector, addr string) {
 		_, err = strconv.ParseUint(port, 10, 16)
 	}
 	if err != nil {
-		col.add("listen_address", "must be host:port, such as %q (got %q)", DefaultListenAddress, addr)
+		col.add("listen_address", "must be host:port, such as %q (got %s)", DefaultListenAddress, quote(addr))
 	}
 }
 
@@ -93,7 +93,7 @@ func (t *Target) validate(col *collector, path string) {
 		col.add(path+".model", "required")
 	}
 	if t.API != APIChat && t.API != APICompletions && t.Backend != BackendWebSocket {
-		col.add(path+".api", "unknown api %q (supported: %s, %s)", t.API, APIChat, APICompletions)
+		col.add(path+".api", "unknown api %s (supported: %s, %s)", quote(t.API), APIChat, APICompletions)
 	}
 	t.validateBackend(col, path)
 	if t.Timeout <= 0 {
@@ -229,9 +229,9 @@ func (w *Workload) validate(col *collector, path string) {
 		p := fmt.Sprintf("%s[%d]", fields, i)
 		switch {
 		case f != FieldMaxTokens && f != FieldMaxCompletionTokens:
-			col.add(p, "unknown field %q (supported: %s, %s)", f, FieldMaxTokens, FieldMaxCompletionTokens)
+			col.add(p, "unknown field %s (supported: %s, %s)", quote(f), FieldMaxTokens, FieldMaxCompletionTokens)
 		case seen[f]:
-			col.add(p, "%q is listed twice", f)
+			col.add(p, "%s is listed twice", quote(f))
 		}
 		seen[f] = true
 	}
