@@ -81,10 +81,10 @@ func (c *readinessCheck) get(ctx context.Context) error {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxReadinessBody))
 	_ = resp.Body.Close()
-	switch {
-	case resp.StatusCode/100 == 2:
+	switch resp.StatusCode / 100 {
+	case 2:
 		return nil
-	case resp.StatusCode/100 == 3:
+	case 3:
 		return fmt.Errorf("readiness check answered HTTP %s, a redirect, which is not followed (readiness.follow_redirects is false)", resp.Status)
 	}
 	return fmt.Errorf("readiness check answered HTTP %s", resp.Status)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -40,7 +41,7 @@ func (s *seen) all() []http.Header {
 func recording(t *testing.T, tlsOn bool) (*httptest.Server, *seen) {
 	t.Helper()
 	s := &seen{}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.add(r.Header) })
+	h := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { s.add(r.Header) })
 	srv := httptest.NewUnstartedServer(h)
 	if tlsOn {
 		srv.StartTLS()
@@ -164,7 +165,7 @@ func TestReadinessRedirectStripsCredentials(t *testing.T) {
 		{"https to http: Authorization dropped", true, "Authorization", func(string) string { return plain.URL + "/health" }, false},
 		{"https to http: custom header dropped", true, "Ocp-Apim-Subscription-Key", func(string) string { return plain.URL + "/health" }, false},
 		{"https to http on the same host name", true, "Authorization",
-			func(self string) string { return strings.Replace(plain.URL, "127.0.0.1", "localhost", 1) + "/health" }, false},
+			func(string) string { return strings.Replace(plain.URL, "127.0.0.1", "localhost", 1) + "/health" }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(plainSeen.all())
@@ -280,7 +281,7 @@ func TestRedirectPolicyOrigins(t *testing.T) {
 			t.Errorf("%s → %s: headers %v; want credentials kept %v and X-Team kept", tc.from, tc.to, next.Header, tc.kept)
 		}
 	}
-	if err := redirectPolicy(false, "")(httptest.NewRequest("GET", "http://h/", nil), nil); err != http.ErrUseLastResponse {
+	if err := redirectPolicy(false, "")(httptest.NewRequest("GET", "http://h/", nil), nil); !errors.Is(err, http.ErrUseLastResponse) {
 		t.Errorf("not following: %v; want http.ErrUseLastResponse", err)
 	}
 }
