@@ -16,7 +16,9 @@
 // a malformed or truncated stream and an undecodable body are protocol
 // errors; an error inside a 200 stream is stream_error (inside a whole 200
 // body it is a protocol error). A cancelled parent context makes the request
-// incomplete; the backend's own timeout makes it errored with timeout; other
+// incomplete; the backend's own timeout makes it errored with timeout; a
+// transport failure for want of the prober's own resources (too many open
+// files, say: probe.ProberFailure) makes it incomplete with prober; other
 // transport failures are connection errors.
 package openai
 

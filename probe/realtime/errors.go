@@ -17,8 +17,10 @@ import (
 
 // finish sets the record's end, outcome, error type and error text from
 // err, the result of the exchange. A cancelled parent makes the request
-// incomplete, the backend's own timeout errored with ErrorTimeout; other
-// failures without a known type are connection errors. Unlike the HTTP
+// incomplete, the backend's own timeout errored with ErrorTimeout; a
+// failure for want of the prober's own resources (probe.ProberFailure)
+// incomplete with ErrorProber; other failures without a known type are
+// connection errors. Unlike the HTTP
 // backend's, the contexts are asked before a known failure: ending the
 // context closes the connection, and the read it breaks would otherwise
 // be recorded as a protocol failure.
