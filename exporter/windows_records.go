@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -106,6 +107,10 @@ func writeRecords(w io.Writer, ind string, src recordSource) error {
 	}
 	n := 0
 	for r := range src.snap.All() {
+		// A large answer takes a processor for a long time: yield after
+		// each record, so that a probe due meanwhile is sent on time
+		// rather than after the scheduler's 10 ms preemption.
+		runtime.Gosched()
 		b, err := json.MarshalIndent(newAPIRecord(r, src.roundTrips), ind+"    ", "  ")
 		if err != nil {
 			return fmt.Errorf("could not encode record: %w", err)
