@@ -33,11 +33,11 @@ func CheckWebConfig(path string) error {
 	var files webConfigFiles
 	// A document that does not decode is left to the toolkit to explain.
 	if yaml.Unmarshal(data, &files) == nil {
-		for key, name := range map[string]string{
-			"cert_file": files.TLS.CertFile, "key_file": files.TLS.KeyFile, "client_ca_file": files.TLS.ClientCAFile,
+		for _, f := range []struct{ key, name string }{
+			{"cert_file", files.TLS.CertFile}, {"key_file", files.TLS.KeyFile}, {"client_ca_file", files.TLS.ClientCAFile},
 		} {
-			if err := checkTLSFile(filepath.Dir(path), name); err != nil {
-				return fmt.Errorf("tls_server_config.%s: %w", key, err)
+			if err := checkTLSFile(filepath.Dir(path), f.name); err != nil {
+				return fmt.Errorf("tls_server_config.%s: %w", f.key, err)
 			}
 		}
 	}
