@@ -128,6 +128,11 @@ type Readiness struct {
 	// StartupTimeout is how long the target may take to become ready before it
 	// is reported as failed (checks go on). Default 10m.
 	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// FollowRedirects lets the check follow up to 10 redirects to its 2xx
+	// answer; a redirect that leaves the check's origin (another host or
+	// port, or https to http) carries no credential header. Default false:
+	// a redirect answers "not ready".
+	FollowRedirects bool `yaml:"follow_redirects"`
 }
 
 // Workload says what each request asks for.

@@ -193,7 +193,7 @@ func TestFromEnvListsEveryBadVariable(t *testing.T) {
 				`LLMPROBER_OUTPUT_TOKENS: must be at most 1048576 tokens`,
 				`LLMPROBER_RATE: must be at most 10000 requests per second`,
 				// What Check finds comes too.
-				`LLMPROBER_API_KEY_FILE: could not read API key: open ` + missing + `: no such file or directory`,
+				`LLMPROBER_API_KEY_FILE: could not read API key: could not open API key file: no such file or directory`,
 			}},
 		{"a config file is named: the parse error only",
 			map[string]string{"LLMPROBER_CONFIG": "/etc/llmprober.yml", "LLMPROBER_RATE": "x"},

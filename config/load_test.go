@@ -118,7 +118,10 @@ func TestApplyDefaultsInCode(t *testing.T) {
 }
 
 func TestLoadInvalid(t *testing.T) {
-	const creds = "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file"
+	creds := func(part string) string {
+		return `looks like a credential header (its name has "` + part + `"), and credentials are not accepted in headers: ` +
+			"name the header in auth.header and give the key with auth.api_key_env or auth.api_key_file"
+	}
 	tests := []struct {
 		file string
 		want []string // every line of the error, without the "testdata/" prefix
@@ -152,13 +155,31 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-timeout-syntax.yml", []string{`invalid-timeout-syntax.yml:5: targets[0].timeout: invalid duration "30 seconds": use a unit, such as "30s" or "1m30s"`}},
 		{"invalid-stream-type.yml", []string{`invalid-stream-type.yml:5: targets[0].stream: must be true or false`}},
 		{"invalid-credential-headers.yml", []string{
-			// In file order; X-Team on line 11 is accepted.
-			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds,
-			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds,
-			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds,
-			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds,
-			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds,
+			// In file order; X-Team on line 11 and OpenAI-Organization on
+			// line 17 are accepted. The values are never quoted.
+			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds("key"),
+			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds("key"),
+			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds("cookie"),
+			`invalid-credential-headers.yml:12: targets[0].headers.X-Goog-Api-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:13: targets[0].headers.Ocp-Apim-Subscription-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:14: targets[0].headers.X-Auth-Token: ` + creds("auth"),
+			`invalid-credential-headers.yml:15: targets[0].headers.X-Client-Secret: ` + creds("secret"),
+			`invalid-credential-headers.yml:16: targets[0].headers.apikey: ` + creds("key"),
 		}},
+		{"invalid-key-in-wrong-fields.yml", []string{
+			// A key pasted into settings that are not free text is never quoted.
+			`invalid-key-in-wrong-fields.yml:1: log_level: unknown log level (31 characters, not shown) (supported: debug, info, warn, error)`,
+			`invalid-key-in-wrong-fields.yml:6: targets[0].api: unknown api (31 characters, not shown) (supported: chat, completions)`,
+			`invalid-key-in-wrong-fields.yml:7: targets[0].timeout: invalid duration (31 characters, not shown): use a unit, such as "30s" or "1m30s"`,
+			`invalid-key-in-wrong-fields.yml:8: targets[0].backend: unknown backend (31 characters, not shown) (supported: openai_http, openai_websocket)`,
+			`invalid-key-in-wrong-fields.yml:10: targets[0].auth.api_key_env: must be the name of an environment variable (letters, digits and '_'), not the key itself`,
+			`invalid-key-in-wrong-fields.yml:12: targets[0].schedule.strategy: unknown strategy (31 characters, not shown) (supported: synchronous, concurrent, throughput, constant, poisson, trace)`,
+			`invalid-key-in-wrong-fields.yml:13: targets[0]: unknown field (31 characters, not shown)`,
+			`invalid-key-in-wrong-fields.yml:15: targets[0].workload.max_tokens_fields[0]: unknown field (31 characters, not shown) (supported: max_tokens, max_completion_tokens)`,
+		}},
+		{"invalid-not-utf8.yml", []string{`invalid-not-utf8.yml:4: column 15: invalid UTF-8 (byte 0xe9); the configuration must be UTF-8 text`}},
 		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
 		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without query string or fragment`}},
 		{"invalid-readiness-url.yml", []string{
@@ -377,9 +398,9 @@ func TestResolveListsEveryProblem(t *testing.T) {
 	}
 	_, err = Resolve(e, Overrides{ConfigPath: "testdata/invalid-many-problems.yml"})
 	want := slices.Concat(manyProblems[:6],
-		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: open /nonexistent/llmprober/key: no such file or directory`},
+		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: could not open API key file: no such file or directory`},
 		manyProblems[6:12],
-		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: open /nonexistent/llmprober/ca.pem: no such file or directory`},
+		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: could not open TLS file: no such file or directory`},
 		manyProblems[12:])
 	if err == nil {
 		t.Fatal("Resolve succeeded")
@@ -547,7 +568,7 @@ func TestParseAnchorsAndMerge(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "absent.yml"))
-	if err == nil || !strings.HasPrefix(err.Error(), "could not read config: open ") {
+	if err == nil || !strings.HasSuffix(err.Error(), "absent.yml: could not open configuration file: no such file or directory") {
 		t.Errorf("error = %v, want could not read config", err)
 	}
 }

@@ -146,13 +146,17 @@ func genAIAttributes(t Target) []attribute.KeyValue {
 }
 
 // initialRequestKeys lists the llmprober.requests series created at 0:
-// successful, errored with every error type, incomplete with canceled.
+// successful, errored with every error type, incomplete with each of its
+// error types.
 func initialRequestKeys() []requestKey {
 	keys := []requestKey{{outcome: probe.Successful}}
 	for _, e := range probe.ErrorTypes {
 		keys = append(keys, requestKey{probe.Errored, e})
 	}
-	return append(keys, requestKey{probe.Incomplete, probe.ErrorCanceled})
+	for _, e := range probe.IncompleteErrorTypes {
+		keys = append(keys, requestKey{probe.Incomplete, e})
+	}
+	return keys
 }
 
 // errorTypeValue is the label value of an error type; errorTypeOther when empty.

@@ -294,9 +294,10 @@ func checkOTLPRequests(t *testing.T, mt *metricspb.Metric) {
 	if !sum.GetIsMonotonic() || sum.GetAggregationTemporality() != metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE {
 		t.Errorf("requests: monotonic %v temporality %v; want cumulative monotonic", sum.GetIsMonotonic(), sum.GetAggregationTemporality())
 	}
-	// 2 targets × (1 successful + 7 errored + 1 incomplete) = 18 series.
-	if n := len(sum.GetDataPoints()); n != 18 {
-		t.Errorf("requests has %d series; want 18", n)
+	// 2 targets × (1 successful + 7 errored + 2 incomplete: canceled,
+	// prober) = 20 series.
+	if n := len(sum.GetDataPoints()); n != 20 {
+		t.Errorf("requests has %d series; want 20", n)
 	}
 	for _, tc := range []struct {
 		attrs map[string]string

@@ -21,6 +21,9 @@ type Windows struct {
 	inst     *windowInstruments
 	gauges   WindowGauges
 	reg      metric.Registration
+	// heavy and limits are the server's, set by Register.
+	heavy  inFlight
+	limits ServerLimits
 }
 
 // windowTarget is one target's store and the attribute sets of its gauges.
@@ -88,14 +91,16 @@ func (w *Windows) Close() error {
 // Register adds the JSON status API to s: GET (and HEAD) /api/v1/targets
 // and /api/v1/targets/{name}/windows/{window}. Another method on those
 // paths answers 405 with "Allow: GET, HEAD", any other path under /api/v1/
-// 404, both with a JSON error.
+// 404, both with a JSON error. Requests with records=true share s's
+// Limits.MaxRecordsRequests; call Register once.
 func (w *Windows) Register(s *Server) {
+	w.heavy, w.limits = s.records, s.opts.Limits
 	for path, f := range map[string]func(apiRequest) (any, *apiError){
 		"/api/v1/targets":                         w.listTargets,
 		"/api/v1/targets/{name}/windows/{window}": w.getWindow,
 	} {
 		s.Handle("GET "+path, w.apiHandler(f))
-		s.Handle(path, http.HandlerFunc(methodNotAllowed))
+		s.Handle(path, http.HandlerFunc(w.methodNotAllowed))
 	}
 	s.Handle("/api/v1/", w.apiHandler(func(r apiRequest) (any, *apiError) {
 		return nil, &apiError{status: http.StatusNotFound, msg: "unknown API path " + r.req.URL.Path}

@@ -55,7 +55,7 @@ type apiWindow struct {
 	Probes                *apiProbes            `json:"probes"`
 	Summaries             orderedObject         `json:"summaries"`
 	Objectives            orderedObject         `json:"objectives"`
-	Records               *apiRecords           `json:"records,omitempty"`
+	Records               *recordsRef           `json:"records,omitempty"`
 }
 
 // apiObjective is one objective set's attainment and goodput in a window;
@@ -115,13 +115,6 @@ type apiPercentile struct {
 type apiInterval struct {
 	Lower float64 `json:"lower"`
 	Upper float64 `json:"upper"`
-}
-
-// apiRecords are the records a window used.
-type apiRecords struct {
-	Sampled  bool        `json:"sampled"`
-	Requests []apiRecord `json:"requests"`
-	Running  []string    `json:"running"`
 }
 
 // apiRecord is one request with every instant and derived quantity.
@@ -209,12 +202,13 @@ func confidenceJSON(c float64) *float64 {
 }
 
 // newAPIWindow converts a snapshot: with allStatuses the summaries of every
-// status, else of successful requests only; with records the records;
-// without roundTrips (a target that is not a realtime WebSocket one) the
+// status, else of successful requests only; with rs not nil a reference to
+// the records, which rs streams when the document is written; without
+// roundTrips (a target that is not a realtime WebSocket one) the
 // round-trip metrics are left out of the summaries and the records.
 // Before the measure start the bounds, length, counts and token totals are
 // null; in_flight counts the requests running (during the warmup too).
-func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) apiWindow {
+func newAPIWindow(s *window.Snapshot, allStatuses bool, rs *recordStreams, roundTrips bool) apiWindow {
 	out := apiWindow{
 		Target: s.Target, Window: s.Name(), WindowSeconds: s.Window.Seconds(),
 		Measuring: s.Measuring, Approximate: s.Approximate, Confidence: confidenceJSON(s.Confidence),
@@ -241,8 +235,8 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) api
 		out.Summaries = append(out.Summaries, keyValue{m.String(), ss})
 	}
 	out.Objectives = newAPIObjectives(s)
-	if records {
-		out.Records = newAPIRecords(s, roundTrips)
+	if rs != nil {
+		out.Records = rs.add(s, roundTrips)
 	}
 	return out
 }
@@ -303,18 +297,6 @@ func intervalJSON(iv *stats.Interval) *apiInterval {
 		return nil
 	}
 	return &apiInterval{Lower: iv.Lo, Upper: iv.Hi}
-}
-
-// newAPIRecords converts the records a snapshot used.
-func newAPIRecords(s *window.Snapshot, roundTrips bool) *apiRecords {
-	out := &apiRecords{Sampled: s.Approximate, Requests: []apiRecord{}, Running: []string{}}
-	for _, r := range s.Records() {
-		out.Requests = append(out.Requests, newAPIRecord(&r, roundTrips))
-	}
-	for _, t := range s.Running() {
-		out.Running = append(out.Running, *timeJSON(t))
-	}
-	return out
 }
 
 // newAPIRecord converts one record.

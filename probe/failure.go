@@ -1,10 +1,14 @@
 package probe
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode"
 )
 
@@ -12,6 +16,24 @@ import (
 // own request timeout fires, so that the failure it causes is recorded as
 // ErrorTimeout rather than by the symptom (a closed connection, say).
 var ErrTimeout = errors.New("request timeout")
+
+// proberErrnos are the errors of a system call that say the prober, not
+// the target, is out of a resource: file descriptors of the process or
+// the system, memory, socket buffer space, local ports.
+var proberErrnos = []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.ENOBUFS, syscall.EADDRNOTAVAIL}
+
+// ProberFailure reports whether err, however wrapped, is the prober's own
+// failure: a system call failed for want of a local resource (see
+// ErrorProber). Backends record such a request as incomplete with
+// ErrorProber, never as the target's error.
+func ProberFailure(err error) bool {
+	for _, errno := range proberErrnos {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
+}
 
 // Failure is a request failure whose error type is already known: the
 // server answered, but not well.
@@ -62,11 +84,62 @@ type Redactor struct {
 	secrets []string
 }
 
-// NewRedactor returns a Redactor of secrets; empty ones are ignored.
+// NewRedactor returns a Redactor of secrets; empty ones are ignored. Each
+// secret is also redacted as a server or a library might echo it:
+// URL-encoded (query and path escaping), JSON-escaped, and base64-encoded
+// (standard and URL alphabets, with or without padding) at each of the
+// three alignments it can have inside a longer encoded text, such as the
+// base64 of "user:<key>" in a Basic credential; of an encoded form only
+// the characters that depend on the secret alone are matched, so that at
+// most the 2 bits at either edge of a base64 form survive.
 func NewRedactor(secrets []string) Redactor {
-	out := slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
+	var out []string
+	for _, s := range secrets {
+		if s != "" {
+			out = append(out, secretForms(s)...)
+		}
+	}
 	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return Redactor{secrets: out}
+	return Redactor{secrets: slices.Compact(out)}
+}
+
+// minEncodedSecret is the shortest encoded form of a secret redacted: a
+// shorter one could match text that has nothing to do with the secret.
+const minEncodedSecret = 8
+
+// secretForms returns s and its encoded forms (see NewRedactor).
+func secretForms(s string) []string {
+	forms := []string{s, url.QueryEscape(s), url.PathEscape(s)}
+	if b, err := json.Marshal(s); err == nil {
+		forms = append(forms, string(b[1:len(b)-1]))
+	}
+	for offset := range 3 {
+		forms = append(forms, base64Forms(s, offset)...)
+	}
+	out := forms[:1]
+	for _, f := range forms[1:] {
+		if f != s && len(f) >= minEncodedSecret {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// base64Forms returns the characters of the base64 encodings of s, at
+// offset bytes into the encoded text, that depend on s alone.
+func base64Forms(s string, offset int) []string {
+	buf := make([]byte, offset+len(s))
+	copy(buf[offset:], s)
+	enc := base64.RawStdEncoding.EncodeToString(buf)
+	// Character i carries bits 6i to 6i+5: those of s are bits 8·offset
+	// to 8·(offset+len(s)) − 1.
+	from, to := (8*offset+5)/6, 8*(offset+len(s))/6
+	if from >= to {
+		return nil
+	}
+	std := enc[from:to]
+	urlSafe := strings.NewReplacer("+", "-", "/", "_").Replace(std)
+	return []string{std, urlSafe}
 }
 
 // Bound returns s with every secret replaced by "REDACTED", white space and

@@ -15,12 +15,8 @@ import (
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
-	"github.com/prometheus/exporter-toolkit/web"
 	"go.opentelemetry.io/otel"
 )
-
-// shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
-const shutdownTimeout = 10 * time.Second
 
 // daemon is one running llmprober: its metrics, HTTP server and probers.
 type daemon struct {
@@ -30,6 +26,10 @@ type daemon struct {
 	windows  *exporter.Windows
 	server   *exporter.Server
 	targets  []*wired
+	// flushTimeout bounds the final OTLP flush.
+	flushTimeout time.Duration
+	// maxConns is the HTTP server's connection cap.
+	maxConns int
 }
 
 // newDaemon wires every configured target to one exporter, whose
@@ -50,7 +50,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(metrics.HandleError))
 	otel.SetLogger(metrics.SDKLogger())
 	infos := exporterTargets(cfg)
-	d := &daemon{logger: logger, metrics: metrics}
+	d := &daemon{logger: logger, metrics: metrics, flushTimeout: exporter.FlushTimeout(getenv)}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
@@ -71,8 +71,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		}
 		d.targets = append(d.targets, w)
 	}
+	d.maxConns = serverConnections(openFileLimit(), cfg.Targets)
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		Metrics: metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
+		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
 	})
 	d.windows.Register(d.server)
 	return d, nil
@@ -95,7 +97,8 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	for _, t := range d.targets {
 		wg.Go(func() { _ = t.prober.Run(probeCtx) })
 	}
-	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String())
+	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String(),
+		"max_connections", d.maxConns)
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -107,14 +110,17 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	return errors.Join(runErr, d.close())
 }
 
-// close flushes and shuts down everything newDaemon built.
+// close shuts down everything newDaemon built: first the HTTP server,
+// within its own bound (exporter.ServerLimits.ShutdownTimeout), after
+// which clients still connected are cut; then the final OTLP flush, within
+// flushTimeout.
 func (d *daemon) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
 	var errs []error
 	if d.server != nil {
-		errs = append(errs, d.server.Shutdown(ctx))
+		errs = append(errs, d.server.Shutdown(context.Background()))
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.flushTimeout)
+	defer cancel()
 	// The final OTLP flush reads the observer's gauges: shut the meter
 	// provider down before unregistering them.
 	errs = append(errs, d.metrics.Shutdown(ctx))
@@ -255,7 +261,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 func validateServing(webConfig string, getenv func(string) string) error {
 	var errs []error
 	if webConfig != "" {
-		if err := web.Validate(webConfig); err != nil {
+		if err := exporter.CheckWebConfig(webConfig); err != nil {
 			errs = append(errs, fmt.Errorf("--web-config-file %s: %w", webConfig, err))
 		}
 	}

@@ -111,9 +111,11 @@ func (l *logObserver) State(target string, state probe.TargetState, waited time.
 	}
 }
 
-// Finished implements probe.Observer: errored requests are logged, rate-limited.
+// Finished implements probe.Observer: errored requests, and requests the
+// prober could not carry out for want of a resource of its own, are
+// logged, rate-limited.
 func (l *logObserver) Finished(rec *probe.Record) {
-	if rec.Outcome != probe.Errored {
+	if !probe.Failed(rec.Outcome, rec.ErrorType) {
 		return
 	}
 	n, ok := l.errors.Allow(errorKey{rec.Target, rec.ErrorType})
@@ -131,5 +133,9 @@ func (l *logObserver) Finished(rec *probe.Record) {
 	if rec.TokensClamped {
 		attrs = append(attrs, "tokens_clamped", true)
 	}
-	l.logger.Warn("request errored", append(attrs, "similar_errors_not_logged", n)...)
+	msg := "request errored"
+	if rec.ErrorType == probe.ErrorProber {
+		msg = "request not carried out: llmprober itself is out of a resource; not counted against the target"
+	}
+	l.logger.Warn(msg, append(attrs, "similar_errors_not_logged", n)...)
 }

@@ -33,6 +33,8 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 	case errors.Is(context.Cause(rctx), probe.ErrTimeout):
 		rec.ErrorType = probe.ErrorTimeout
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
+	case probe.ProberFailure(err):
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorProber
 	default:
 		rec.ErrorType = transportType(err, !rec.HTTP.GotConn.IsZero())
 	}

@@ -25,8 +25,10 @@
 // choices: a "message" string or a "detail") is stream_error (inside a
 // whole 200 body it is a protocol error); the server's error code is kept
 // (probe.ParseServerError). A cancelled parent context makes the request
-// incomplete; the backend's own timeout makes it errored with timeout;
-// other transport failures are connection errors.
+// incomplete; the backend's own timeout makes it errored with timeout; a
+// transport failure for want of the prober's own resources (too many open
+// files, say: probe.ProberFailure) makes it incomplete with prober; other
+// transport failures are connection errors.
 package openai
 
 import (

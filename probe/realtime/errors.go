@@ -16,8 +16,10 @@ import (
 
 // finish sets the record's end, outcome, error type and error text from
 // err, the result of the exchange. A cancelled parent makes the request
-// incomplete, the backend's own timeout errored with ErrorTimeout; other
-// failures without a known type are connection errors. Unlike the HTTP
+// incomplete, the backend's own timeout errored with ErrorTimeout; a
+// failure for want of the prober's own resources (probe.ProberFailure)
+// incomplete with ErrorProber; other failures without a known type are
+// connection errors. Unlike the HTTP
 // backend's, the contexts are asked before a known failure: ending the
 // context closes the connection, and the read it breaks would otherwise
 // be recorded as a protocol failure.
@@ -40,6 +42,8 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
 	case errors.As(err, &f):
 		rec.ErrorType, rec.ErrorCode = f.Type, b.redact.BoundCode(f.Code)
+	case probe.ProberFailure(err):
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorProber
 	default:
 		rec.ErrorType = probe.ErrorConnection
 	}

@@ -60,7 +60,7 @@ func flagsOf(rec *probe.Record) uint8 {
 
 // errorTypes numbers the error types an entry can hold; an unknown one is
 // kept as errorTypeOther.
-var errorTypes = append([]probe.ErrorType{probe.ErrorNone}, append(slices.Clone(probe.ErrorTypes), probe.ErrorCanceled)...)
+var errorTypes = slices.Concat([]probe.ErrorType{probe.ErrorNone}, probe.ErrorTypes, probe.IncompleteErrorTypes)
 
 // errorTypeOther is the error type shown for one outside probe's list.
 const errorTypeOther probe.ErrorType = "other"

@@ -2,6 +2,7 @@ package window
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/llmprober/llmprober/probe"
@@ -47,26 +48,44 @@ func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 // Records returns the records the window used, ordered by end then
 // sequence number: every one when the window is exact, the sampled ones
 // (with their weights) when it is Approximate. The slice is built on the
-// first call and shared: do not modify it.
+// first call and shared: do not modify it. All yields the same records
+// without building the slice.
 func (s *Snapshot) Records() []Record {
 	s.recordsOnce.Do(func() {
-		s.records = make([]Record, len(s.entries))
+		s.records = make([]Record, 0, len(s.entries))
+		for r := range s.All() {
+			s.records = append(s.records, *r)
+		}
+	})
+	return s.records
+}
+
+// All yields the records of Records, in the same order, one at a time:
+// the *Record is reused from one record to the next (copy it to keep it).
+// It holds 16 bytes per record of the window while it runs, where Records
+// holds about 900, so a caller that streams the records out (the JSON
+// API) keeps its memory flat.
+func (s *Snapshot) All() iter.Seq[*Record] {
+	return func(yield func(*Record) bool) {
+		order := slices.Clone(s.entries)
+		slices.SortStableFunc(order, func(a, b weightedEntry) int {
+			if c := cmp.Compare(a.e.end, b.e.end); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.e.seq, b.e.seq)
+		})
 		a := &accumulator{start: s.startOff, now: s.endOff}
-		for i, we := range s.entries {
-			r := &s.records[i]
-			r.Request, r.Weight = we.e.record(s.origin), we.weight
+		var r Record
+		for _, we := range order {
+			r = Record{Request: we.e.record(s.origin), Weight: we.weight}
 			r.Request.ErrorCode = s.codes.code(we.e.code)
 			r.vals, r.defined = values(&r.Request)
 			for m := range numMetrics {
 				r.included[m] = r.defined[m] && a.contains(we.e.eventTime(Metric(m)))
 			}
-		}
-		slices.SortStableFunc(s.records, func(a, b Record) int {
-			if c := a.Request.End.Compare(b.Request.End); c != 0 {
-				return c
+			if !yield(&r) {
+				return
 			}
-			return cmp.Compare(a.Request.Seq, b.Request.Seq)
-		})
-	})
-	return s.records
+		}
+	}
 }
