@@ -181,15 +181,15 @@ func (r Redactor) redact(s string) string {
 // Cut returns s, the start of a longer text that was cut after it (a
 // response body read up to a size limit), with every secret redacted and
 // the end replaced by "REDACTED" where it could be the start of a secret
-// that the cut split: its last k bytes, for the largest k, equal a
-// secret's first k. Text that was cut must pass through Cut before
+// that the cut split: its last k bytes, for the largest k of at least
+// minCutPrefix, equal a secret's (or an encoded form's) first k. Text that was cut must pass through Cut before
 // anything else shortens or shows it, since Bound cannot recognize part of
 // a secret.
 func (r Redactor) Cut(s string) string {
 	s = r.redact(s)
 	cut := 0
 	for _, secret := range r.secrets {
-		for k := min(len(secret)-1, len(s)); k > cut; k-- {
+		for k := min(len(secret)-1, len(s)); k > cut && k >= minCutPrefix; k-- {
 			if strings.HasSuffix(s, secret[:k]) {
 				cut = k
 				break
@@ -201,6 +201,11 @@ func (r Redactor) Cut(s string) string {
 	}
 	return s[:len(s)-cut] + "REDACTED"
 }
+
+// minCutPrefix is the shortest start of a secret that Cut replaces: one
+// or two characters tell nothing of a secret, and would make Cut replace
+// the end of ordinary text that happens to begin one of its many forms.
+const minCutPrefix = 3
 
 // isSpaceOrControl reports whether r is white space or a control character.
 func isSpaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }

@@ -22,9 +22,9 @@ import (
 
 // The cases of the fault matrix that need a process of their own: a
 // limit on open files, or signals. The test binary runs itself with
-// LLMPROBER_FAULT_HELPER set to the case's name.
+// FAULTMATRIX_HELPER set to the case's name.
 
-const helperVar = "LLMPROBER_FAULT_HELPER"
+const helperVar = "FAULTMATRIX_HELPER"
 
 // helper runs the test binary as the helper mode and returns a reader of
 // its standard output and a writer to its standard input.
@@ -128,19 +128,23 @@ func helperExhaust(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	errored0 := counter(fams, "llmprober_requests_total", map[string]string{"outcome": "errored"})
 	evaluated0 := counter(fams, "llmprober_slo_requests_evaluated_total", nil)
-	var held []*os.File
-	for {
-		f, err := os.Open("/dev/null")
-		if err != nil {
+	// Hold every free descriptor for 5 s at a time (two requests of each
+	// target cannot be sent), freeing a few between holds to look, until
+	// both targets recorded such a failure (at most four holds, for a
+	// loaded machine).
+	for range 4 {
+		held := holdFiles()
+		time.Sleep(5 * time.Second)
+		for _, f := range held {
+			_ = f.Close()
+		}
+		fams, _ = r.scrape(t)
+		sel := map[string]string{"outcome": "incomplete", "error_type": "prober"}
+		if counter(fams, "llmprober_requests_total", withTarget(sel, "http")) > 0 &&
+			counter(fams, "llmprober_requests_total", withTarget(sel, "rt")) > 0 {
 			break
 		}
-		held = append(held, f)
 	}
-	time.Sleep(5 * time.Second) // two HTTP requests and many realtime ones cannot be sent
-	for _, f := range held {
-		_ = f.Close()
-	}
-	fams, _ = r.scrape(t)
 	for _, target := range []string{"http", "rt"} {
 		sel := map[string]string{"target": target, "outcome": "incomplete", "error_type": "prober"}
 		fmt.Printf("PROBER %s %v\n", target, counter(fams, "llmprober_requests_total", sel))
@@ -149,6 +153,28 @@ func helperExhaust(t *testing.T) {
 	fmt.Printf("EVALUATED %v %v\n", evaluated0, counter(fams, "llmprober_slo_requests_evaluated_total", nil))
 	_ = r.stop()
 	fmt.Printf("LOG %v\n", strings.Contains(r.stderr.String(), "llmprober itself is out of a resource"))
+}
+
+// holdFiles opens /dev/null until no descriptor is left and returns the
+// files.
+func holdFiles() []*os.File {
+	var held []*os.File
+	for {
+		f, err := os.Open("/dev/null")
+		if err != nil {
+			return held
+		}
+		held = append(held, f)
+	}
+}
+
+// withTarget returns sel with the target label set.
+func withTarget(sel map[string]string, target string) map[string]string {
+	out := map[string]string{"target": target}
+	for k, v := range sel {
+		out[k] = v
+	}
+	return out
 }
 
 // helperFDCap: with 256 open files allowed, the HTTP server accepts only
