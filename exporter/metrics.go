@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -56,9 +57,12 @@ type Options struct {
 	// defaults, sorted and de-duplicated. Boundaries are fixed when the
 	// instruments are created: changing them needs a new Metrics.
 	ExtraBoundaries map[string][]float64
-	// Logger receives overflow warnings and OpenTelemetry errors
-	// (HandleError); nil discards them.
+	// Logger receives overflow warnings; nil discards them.
 	Logger *slog.Logger
+	// Errors logs OpenTelemetry errors (HandleError) and redacts the errors
+	// NewMetrics and Shutdown return; nil means an ErrorLog writing to
+	// Logger, redacting what Getenv finds, rate-limited by Now.
+	Errors *ErrorLog
 	// Now is the clock of the error log's rate limit; nil means time.Now.
 	Now func() time.Time
 	// WindowGauges selects the window gauges NewWindows exports; nil means
@@ -88,8 +92,9 @@ type Metrics struct {
 	exports *countingExporter
 	// overflow notices instruments that overflowed their cardinality limit.
 	overflow *overflowWatch
-	// errors logs OpenTelemetry errors, redacted and rate-limited.
-	errors *errorLog
+	// errors logs OpenTelemetry errors, redacted and rate-limited, and
+	// redacts the errors returned.
+	errors *ErrorLog
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -108,14 +113,25 @@ type Identity struct {
 }
 
 // NewMetrics builds the meter provider with a Prometheus reader and, when
-// OTEL_METRICS_EXPORTER lists otlp, an OTLP periodic reader.
+// OTEL_METRICS_EXPORTER lists otlp, an OTLP periodic reader. Its error's
+// text is redacted and cut by opts.Errors.
 func NewMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	opts = opts.withDefaults()
+	m, err := newMetrics(ctx, opts)
+	if err != nil {
+		return nil, opts.Errors.safe("could not set up metrics", err)
+	}
+	return m, nil
+}
+
+// newMetrics is NewMetrics with the defaults filled in and its errors as
+// they are.
+func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	if err := validateExtraBoundaries(opts.ExtraBoundaries); err != nil {
 		return nil, fmt.Errorf("could not configure histograms: %w", err)
 	}
 	m := &Metrics{registry: prometheus.NewRegistry(), runtime: prometheus.NewRegistry(), gauges: AllWindowGauges(),
-		overflow: newOverflowWatch(opts.Logger), errors: newErrorLog(opts.Logger, opts.Getenv, opts.Now)}
+		overflow: newOverflowWatch(opts.Logger), errors: opts.Errors}
 	if opts.WindowGauges != nil {
 		m.gauges = *opts.WindowGauges
 	}
@@ -178,6 +194,9 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Errors == nil {
+		opts.Errors = NewErrorLog(opts.Logger, opts.Getenv, opts.Now)
 	}
 	return opts
 }
@@ -315,15 +334,18 @@ func (m *Metrics) Handler() http.Handler {
 // endpoints' passwords, and rate-limited, the first at once, then at most
 // one a minute with the number of those not shown. Install it with
 // otel.SetErrorHandler.
-func (m *Metrics) HandleError(err error) { m.errors.handle(err) }
+func (m *Metrics) HandleError(err error) { m.errors.Handle(err) }
+
+// SDKLogger returns a logger for otel.SetLogger; see ErrorLog.SDKLogger.
+func (m *Metrics) SDKLogger() logr.Logger { return m.errors.SDKLogger() }
 
 // Shutdown flushes the OTLP reader (a final export) and stops every reader.
-// It is idempotent: later calls return the first call's result.
+// Its error (the final export failed, say) has its text redacted and cut
+// as Options.Errors redacts. It is idempotent: later calls return the
+// first call's result.
 func (m *Metrics) Shutdown(ctx context.Context) error {
 	m.shutdownOnce.Do(func() {
-		if err := m.provider.Shutdown(ctx); err != nil {
-			m.shutdownErr = fmt.Errorf("could not shut down meter provider: %w", err)
-		}
+		m.shutdownErr = m.errors.safe("could not shut down meter provider", m.provider.Shutdown(ctx))
 	})
 	return m.shutdownErr
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/prometheus/exporter-toolkit/web"
-	"go.opentelemetry.io/otel"
 )
 
 // shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
@@ -43,12 +42,12 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if err := checkBudget(cfg, budget); err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
+	opts.Errors = exporter.NewErrorLog(logger, getenv, nil)
+	opts.Errors.Install()
 	metrics, err := exporter.NewMetrics(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(metrics.HandleError))
-	otel.SetLogger(metrics.SDKLogger())
 	infos := exporterTargets(cfg)
 	d := &daemon{logger: logger, metrics: metrics}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
