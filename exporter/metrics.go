@@ -24,6 +24,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/otlptranslator"
 	promBridge "go.opentelemetry.io/contrib/bridges/prometheus"
+	"go.opentelemetry.io/otel/attribute"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -227,22 +228,34 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 
 // newResource describes this process: service name, instance and version,
 // SDK attributes, then OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME,
-// which win (so a service.instance.id set there replaces the random one).
+// which win (so a service.instance.id set there replaces the random one),
+// except that an empty service.name or service.instance.id there
+// (service.instance.id=) keeps the default: two replicas must never share
+// an identity, not even the empty one.
 func newResource(ctx context.Context, version string) (*resource.Resource, error) {
 	id, err := newUUID()
 	if err != nil {
 		return nil, err
 	}
+	defaults := []attribute.KeyValue{semconv.ServiceName(ServiceName), semconv.ServiceInstanceID(id)}
 	res, err := resource.New(ctx,
 		resource.WithTelemetrySDK(),
-		resource.WithAttributes(semconv.ServiceName(ServiceName), semconv.ServiceVersion(version),
-			semconv.ServiceInstanceID(id)),
+		resource.WithAttributes(append(defaults, semconv.ServiceVersion(version))...),
 		resource.WithFromEnv(),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("could not build resource: %w", err)
 	}
-	return res, nil
+	var keep []attribute.KeyValue
+	for _, kv := range defaults {
+		if v, ok := res.Set().Value(kv.Key); !ok || v.AsString() == "" {
+			keep = append(keep, kv)
+		}
+	}
+	if len(keep) == 0 {
+		return res, nil
+	}
+	return resource.Merge(res, resource.NewSchemaless(keep...))
 }
 
 // identityOf reads the service name and instance id of res.

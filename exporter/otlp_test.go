@@ -3,6 +3,7 @@ package exporter
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -335,4 +336,42 @@ func FuzzOTLPWanted(f *testing.F) {
 			t.Errorf("otlpWanted(%q) = %v; want %v", value, got, listed)
 		}
 	})
+}
+
+// TestOTLPEndpointCredentials: an endpoint URL with a user name or
+// password is refused by ValidateEnv and NewMetrics, naming the variable
+// and never quoting the URL; other endpoints pass.
+func TestOTLPEndpointCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, variable, endpoint string
+		refused                  bool
+	}{
+		{"user and password", "OTEL_EXPORTER_OTLP_ENDPOINT", "https://probe:hunter2hunter@collector:4318", true},
+		{"user only", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://token-sk-abc@collector:4318/v1/metrics", true},
+		{"gRPC host:port with credentials", "OTEL_EXPORTER_OTLP_ENDPOINT", "probe:hunter2hunter@collector:4317", true},
+		{"plain", "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", false},
+		{"gRPC host:port", "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", false},
+		{"an @ in the path", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://collector:4318/v1/metrics@x", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"OTEL_METRICS_EXPORTER": "otlp", tc.variable: tc.endpoint}
+			err := ValidateEnv(func(k string) string { return env[k] })
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("ValidateEnv = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, errExporterConfig) || !strings.Contains(err.Error(), tc.variable+": ") ||
+				!strings.Contains(err.Error(), "Authorization=Basic") || strings.Contains(err.Error(), "hunter2") ||
+				strings.Contains(err.Error(), "sk-abc") {
+				t.Fatalf("ValidateEnv = %v; want a refusal naming %s, without the URL", err, tc.variable)
+			}
+			t.Setenv(tc.variable, tc.endpoint)
+			if _, err := NewMetrics(context.Background(), Options{Getenv: func(k string) string { return env[k] }}); err == nil ||
+				!strings.Contains(err.Error(), "user name or password") {
+				t.Errorf("NewMetrics = %v; want the refusal", err)
+			}
+		})
+	}
 }
