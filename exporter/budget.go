@@ -144,7 +144,9 @@ func instrumentItems(extra map[string][]float64, otlp bool) []budgetItem {
 	for _, s := range []spec{specInFlight, specTargetState, specStartupWait, specTargetInfo, specSLOObjective, specSLOPeriod} {
 		out = append(out, budgetItem{name: promName(s.Name, s.Unit, otlptranslator.MetricTypeGauge), perSet: 1, setsOf: s.Sets})
 	}
-	out = append(out, budgetItem{name: promName(specBuildInfo.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1})
+	out = append(out, budgetItem{name: promName(specBuildInfo.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1},
+		budgetItem{name: promName(specCollectionTimestamp.Name, specCollectionTimestamp.Unit, otlptranslator.MetricTypeGauge),
+			perSet: 1, setsOf: none, sharedSet: 1})
 	if otlp {
 		out = append(out, budgetItem{name: promName(InstrumentOTLPExports, "{export}", otlptranslator.MetricTypeMonotonicCounter),
 			perSet: 1, setsOf: none, sharedSet: len(exportOutcome)})

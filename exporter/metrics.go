@@ -64,7 +64,9 @@ type Options struct {
 	// NewMetrics and Shutdown return; nil means an ErrorLog writing to
 	// Logger, redacting what Getenv finds, rate-limited by Now.
 	Errors *ErrorLog
-	// Now is the clock of the error log's rate limit; nil means time.Now.
+	// Now is the wall clock of the heartbeat
+	// (llmprober_collection_timestamp_seconds) and of the error log's rate
+	// limit; nil means time.Now.
 	Now func() time.Time
 	// WindowGauges selects the window gauges NewWindows exports; nil means
 	// AllWindowGauges.
@@ -164,7 +166,7 @@ func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 }
 
 // newInstruments creates the Observer's instruments, build info, the
-// overflow counter and, with OTLP, the export counter.
+// heartbeat, the overflow counter and, with OTLP, the export counter.
 func (m *Metrics) newInstruments(opts Options) error {
 	var err error
 	if m.inst, err = newInstruments(m.meter, opts.ExtraBoundaries); err != nil {
@@ -174,6 +176,9 @@ func (m *Metrics) newInstruments(opts Options) error {
 		return err
 	}
 	if err := m.overflow.count(m.meter); err != nil {
+		return err
+	}
+	if err := registerHeartbeat(m.meter, opts.Now); err != nil {
 		return err
 	}
 	return registerBuildInfo(m.meter, buildInfo(opts, m.identity))

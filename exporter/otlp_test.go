@@ -180,10 +180,13 @@ func TestOTLPExportOnShutdown(t *testing.T) {
 			feedFixtures(o)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			before := time.Now()
 			if err := m.Shutdown(ctx); err != nil {
 				t.Fatalf("Shutdown: %v", err)
 			}
-			checkExport(t, receive(t, rcv))
+			req := receive(t, rcv)
+			checkExport(t, req)
+			checkHeartbeat(t, req, before, time.Now())
 		})
 	}
 }
@@ -245,7 +248,7 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
-		InstrumentOTLPExports, InstrumentBuildInfo,
+		InstrumentOTLPExports, InstrumentBuildInfo, InstrumentCollectionTimestamp,
 		// The Go and process collectors, bridged, as the dashboards read them.
 		"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines",
 	}
@@ -263,6 +266,20 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	}
 	checkOTLPTTFT(t, byName[InstrumentTTFT])
 	checkOTLPRequests(t, byName[InstrumentRequests])
+}
+
+// checkHeartbeat: the export carries the time it was collected, between
+// from and to, as its heartbeat.
+func checkHeartbeat(t *testing.T, req *collectorpb.ExportMetricsServiceRequest, from, to time.Time) {
+	t.Helper()
+	byName, _ := otlpMetrics(req)
+	points := byName[InstrumentCollectionTimestamp].GetGauge().GetDataPoints()
+	if len(points) != 1 {
+		t.Fatalf("heartbeat points = %v, want 1", points)
+	}
+	if v := points[0].GetAsDouble(); v < float64(from.UnixNano())/1e9 || v > float64(to.UnixNano())/1e9 {
+		t.Errorf("heartbeat %f, want the export's time, between %v and %v", v, from, to)
+	}
 }
 
 // uuidV4 matches a random UUID as service.instance.id is drawn.
