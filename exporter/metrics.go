@@ -91,6 +91,8 @@ type Metrics struct {
 	gauges   WindowGauges
 	identity Identity
 	otlp     bool
+	// otlpReader is the OTLP periodic reader; nil without OTLP.
+	otlpReader *sdkmetric.PeriodicReader
 	// exports counts the OTLP exports; nil without OTLP.
 	exports *countingExporter
 	// overflow notices instruments that overflowed their cardinality limit.
@@ -227,7 +229,7 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 	if otlp == nil {
 		return []sdkmetric.Reader{prom}, nil
 	}
-	m.otlp, m.exports = true, exports
+	m.otlp, m.otlpReader, m.exports = true, otlp, exports
 	return []sdkmetric.Reader{prom, otlp}, nil
 }
 
@@ -356,6 +358,22 @@ func (m *Metrics) HandleError(err error) { m.errors.Handle(err) }
 
 // SDKLogger returns a logger for otel.SetLogger; see ErrorLog.SDKLogger.
 func (m *Metrics) SDKLogger() logr.Logger { return m.errors.SDKLogger() }
+
+// ExportStart exports once over OTLP now, if OTLP is enabled: called after
+// every target's instruments exist and before any probe is sent, it gives
+// every counter a first OTLP sample of 0, so that a receiver's rate() and
+// increase() count the first export interval of a new process too. It
+// waits for the export, which the exporter bounds by its timeout
+// (OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s) or ctx; a failure is counted
+// and logged like any failed export.
+func (m *Metrics) ExportStart(ctx context.Context) {
+	if m.otlpReader == nil {
+		return
+	}
+	if err := m.otlpReader.ForceFlush(ctx); err != nil {
+		m.errors.Handle(err)
+	}
+}
 
 // Shutdown flushes the OTLP reader (a final export) and stops every reader.
 // Its error (the final export failed, say) has its text redacted and cut

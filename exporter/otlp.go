@@ -102,7 +102,7 @@ func otlpEndpointCredentials(getenv func(string) string) error {
 // settings, and the reader its interval, from the standard environment
 // variables.
 func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
-	opts ...sdkmetric.PeriodicReaderOption) (sdkmetric.Reader, *countingExporter, error) {
+	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
 		return nil, nil, err

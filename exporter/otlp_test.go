@@ -392,3 +392,68 @@ func TestOTLPEndpointCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestOTLPExportAtStart: ExportStart sends one export at once, before any
+// probe, in which every counter point is 0 (so a receiver's first sample
+// of each series is 0, and the first interval's counts are not lost);
+// the final flush then carries the counts.
+func TestOTLPExportAtStart(t *testing.T) {
+	rcv := startHTTPReceiver(t)
+	getenv := setenv(t, map[string]string{
+		"OTEL_METRICS_EXPORTER":               "otlp",
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.endpoint,
+		"OTEL_METRIC_EXPORT_INTERVAL":         "3600000", // only the start and the final flush export
+	})
+	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewObserver(m, []Target{alpha, beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.ExportStart(ctx)
+	first := receive(t, rcv)
+	sums := counterSums(first)
+	for _, name := range []string{InstrumentRequests, InstrumentProbesScheduled, InstrumentProbesDropped,
+		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming} {
+		if _, ok := sums[name]; !ok {
+			t.Errorf("the first export lacks %s", name)
+		}
+	}
+	for name, total := range sums {
+		// The Go and process collectors count from the process's start.
+		if strings.HasPrefix(name, "llmprober.") && name != InstrumentOTLPExports && total != 0 {
+			t.Errorf("first export: %s sums to %v, want every point 0", name, total)
+		}
+	}
+	feedFixtures(o)
+	if err := m.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := counterSums(receive(t, rcv))
+	// The fixtures finish 2 requests of alpha; the start export was one
+	// success, counted by the final flush.
+	if last[InstrumentRequests] == 0 || last[InstrumentOTLPExports] != 1 {
+		t.Errorf("final flush: requests %v, exports %v; want the fixtures' requests and 1 export",
+			last[InstrumentRequests], last[InstrumentOTLPExports])
+	}
+}
+
+// counterSums returns, per monotonic sum of req, the total of its points.
+func counterSums(req *collectorpb.ExportMetricsServiceRequest) map[string]float64 {
+	byName, _ := otlpMetrics(req)
+	out := map[string]float64{}
+	for name, mt := range byName {
+		sum := mt.GetSum()
+		if sum == nil || !sum.GetIsMonotonic() {
+			continue
+		}
+		for _, p := range sum.GetDataPoints() {
+			out[name] += p.GetAsDouble() + float64(p.GetAsInt())
+		}
+	}
+	return out
+}

@@ -89,6 +89,8 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(l) }()
 
+	// Before any probe: every counter's first OTLP sample is 0.
+	d.metrics.ExportStart(ctx)
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, t := range d.targets {
