@@ -252,3 +252,38 @@ func fullStore(t *testing.T, clk *clock.Fake, tg *Target) *window.Store {
 	}
 	return st
 }
+
+// TestSeriesBudgetThresholdBoundaries: a threshold that is not a default
+// boundary is a boundary of its histogram for every target (OpenTelemetry
+// views are per instrument). Two targets with TTFT thresholds of 301 and
+// 302 ms add 2 boundaries to the TTFT histogram, which has one attribute
+// set per streamed target: 2 × 2 = 4 series; a threshold at a default
+// boundary (500 ms) adds none.
+func TestSeriesBudgetThresholdBoundaries(t *testing.T) {
+	ttft := func(name string, ms time.Duration) Target {
+		o := slo.Objective{Name: "d", Attainment: 0.99, Period: 30 * 24 * time.Hour,
+			Thresholds: []slo.Threshold{{Quantity: slo.TTFT, Max: ms * time.Millisecond}}}
+		return Target{Name: name, API: "chat", Stream: true, Objectives: []slo.Objective{o}}
+	}
+	for _, tc := range []struct {
+		targets            []Target
+		boundaries, series int
+	}{
+		{[]Target{ttft("a", 301), ttft("b", 302)}, 2, 4},
+		{[]Target{ttft("a", 301), ttft("b", 301), ttft("c", 301)}, 1, 3},
+		{[]Target{ttft("a", 500), ttft("b", 500)}, 0, 0},
+	} {
+		var objs []slo.Objective
+		for _, t := range tc.targets {
+			objs = append(objs, t.Objectives...)
+		}
+		b, err := SeriesBudget(tc.targets, 3, Options{Getenv: noEnv, WindowGauges: &defaultGauges, ExtraBoundaries: SLOBoundaries(objs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.ThresholdBoundaries != tc.boundaries || b.ThresholdSeries != tc.series {
+			t.Errorf("%d targets: %d boundaries, %d series; want %d, %d", len(tc.targets), b.ThresholdBoundaries, b.ThresholdSeries,
+				tc.boundaries, tc.series)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
@@ -55,10 +56,40 @@ func checkBudget(cfg *config.Config, budget exporter.Budget) error {
 		return nil
 	}
 	return &config.FieldError{Path: "series_limit", Msg: fmt.Sprintf(
-		"the configuration exports up to %d series (%d targets, %s; largest instrument %s with %d attribute sets), "+
+		"the configuration exports up to %d series (%d targets, %s; largest instrument %s with %d attribute sets%s), "+
 			"above series_limit %d: raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, "+
-			"or split the targets over replicas (--shards)",
-		budget.Total, len(budget.Targets), perTargetRange(budget), budget.Largest().Name, budget.Largest().Sets, cfg.SeriesLimit)}
+			"%sor split the targets over replicas (--shards)",
+		budget.Total, len(budget.Targets), perTargetRange(budget), budget.Largest().Name, budget.Largest().Sets,
+		thresholdCost(budget), cfg.SeriesLimit, thresholdAdvice(budget))}
+}
+
+// thresholdCost describes the series that objective thresholds cost as
+// bucket boundaries beyond the defaults; "" when they cost none.
+func thresholdCost(b exporter.Budget) string {
+	if b.ThresholdSeries == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of them are the %s that objective thresholds add beyond the default ones, "+
+		"each one series more per attribute set of its histogram, for every target", b.ThresholdSeries, boundaries(b.ThresholdBoundaries))
+}
+
+// boundaries is "1 bucket boundary" or "n bucket boundaries".
+func boundaries(n int) string {
+	if n == 1 {
+		return "1 bucket boundary"
+	}
+	return strconv.Itoa(n) + " bucket boundaries"
+}
+
+// thresholdAdvice is the remedy for thresholds that cost series, when a
+// tenth of the total or more: bucket boundaries are per instrument, so
+// targets that share thresholds (or use default boundaries) share their
+// cost; "" otherwise.
+func thresholdAdvice(b exporter.Budget) string {
+	if b.ThresholdSeries*10 < b.Total {
+		return ""
+	}
+	return "share objective thresholds between targets or use default bucket boundaries (every distinct threshold is a bucket boundary for every target), "
 }
 
 // perTargetRange describes the series per target: "474 per target" or
@@ -84,4 +115,8 @@ func printBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
 		b.Total, perTargetRange(b), b.Shared, cfg.SeriesLimit)
 	fmt.Fprintf(w, "largest instrument: %s with %d attribute sets (OpenTelemetry cardinality limit %d)\n",
 		l.Name, l.Sets, b.CardinalityLimit())
+	if b.ThresholdSeries > 0 {
+		fmt.Fprintf(w, "objective thresholds: %s beyond the default ones, %d series (each is a boundary of its histogram for every target)\n",
+			boundaries(b.ThresholdBoundaries), b.ThresholdSeries)
+	}
 }

@@ -20,6 +20,17 @@ func targetsConfig(n int, extra string) string {
 	return b.String()
 }
 
+// distinctThresholds returns n targets whose objective sets have TTFT
+// thresholds of 301, 302, … ms, under a series_limit of 50 000.
+func distinctThresholds(n int) string {
+	var b strings.Builder
+	b.WriteString("series_limit: 50000\ntargets:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: t%d, base_url: 'http://127.0.0.1:1/v1', model: m, objectives: [{name: d, ttft: %dms}]}\n", i, 301+i)
+	}
+	return b.String()
+}
+
 // runCheck runs check with args and returns its exit code and output.
 func runCheck(t *testing.T, args ...string) (int, string) {
 	t.Helper()
@@ -37,6 +48,13 @@ func runCheck(t *testing.T, args ...string) (int, string) {
 // window gauges in each of 3 windows, so 447; build info is shared.
 func TestCheckPrintsSeriesBudget(t *testing.T) {
 	code, out := runCheck(t, "--config", writeFile(t, "c.yml", targetsConfig(2, "")))
+	_, withThreshold := runCheck(t, "--config", writeFile(t, "t.yml", distinctThresholds(1)))
+	if want := "objective thresholds: 1 bucket boundary beyond the default ones, 1 series"; !strings.Contains(withThreshold, want) {
+		t.Errorf("output lacks %q:\n%s", want, withThreshold)
+	}
+	if strings.Contains(out, "objective thresholds") {
+		t.Errorf("no threshold, but a threshold line:\n%s", out)
+	}
 	for _, want := range []string{
 		"configuration is valid: 2 target(s): t0, t1",
 		"series: up to 896 (447 per target, 2 shared; series_limit 250000)",
@@ -59,6 +77,14 @@ func TestCheckRefusesOverBudget(t *testing.T) {
 			"series_limit: the configuration exports up to 894002 series (2000 targets, 447 per target; largest instrument llmprober_window_percentile_seconds with 42000 attribute sets), above series_limit 250000"},
 		{"every window gauge", targetsConfig(200, "series_limit: 100000\nwindow_gauges: {export: [percentiles, means, tokens, rates, slo, intervals], percentiles: [p50, p90, p95, p99, p99.9]}\n"),
 			"above series_limit 100000: raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, or split the targets over replicas (--shards)"},
+		// 100 targets with a TTFT threshold each, 301 to 400 ms, none of
+		// them a default boundary: 100 boundaries more in every target's
+		// TTFT histogram (one attribute set each), 100 × 100 series.
+		{"distinct thresholds", distinctThresholds(100),
+			"10000 of them are the 100 bucket boundaries that objective thresholds add beyond the default ones, " +
+				"each one series more per attribute set of its histogram, for every target), above series_limit 50000: " +
+				"raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, " +
+				"share objective thresholds between targets or use default bucket boundaries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out := runCheck(t, "--config", writeFile(t, "c.yml", tc.config))
