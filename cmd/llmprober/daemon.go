@@ -248,6 +248,9 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	}
 	fmt.Fprintf(stdout, "configuration is valid: %d target(s): %s\n", len(names), strings.Join(names, ", "))
 	printBudget(stdout, cfg, budget)
+	for _, w := range dashboardGaps(cfg) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	return nil
 }
 

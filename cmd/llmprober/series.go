@@ -120,3 +120,40 @@ func printBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
 			boundaries(b.ThresholdBoundaries), b.ThresholdSeries)
 	}
 }
+
+// dashboardGaps returns one warning per window gauge that the bundled
+// dashboards read (config.DefaultWindowGauges) and cfg's window_gauges do
+// not export: the panels that read it stay empty. The slo family counts
+// only when a target has objective sets.
+func dashboardGaps(cfg *config.Config) []string {
+	families, levels := cfg.WindowGauges.Missing(config.DefaultWindowGauges())
+	var out []string
+	for _, f := range families {
+		if f == config.GaugesSLO && !hasObjectives(cfg) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("window_gauges.export leaves out %s, which the bundled overview dashboard reads: its %s stay empty",
+			f, dashboardPanels[f]))
+	}
+	for _, l := range levels {
+		out = append(out, fmt.Sprintf("window_gauges.percentiles leaves out %s, which the bundled overview dashboard reads: its exact %s panels stay empty", l, l))
+	}
+	return out
+}
+
+// dashboardPanels names the overview dashboard's panels that read each
+// family of window gauges.
+var dashboardPanels = map[string]string{
+	config.GaugesPercentiles: "exact window percentile panels (llmprober_window_percentile_seconds)",
+	config.GaugesSLO:         "window attainment and goodput panels (llmprober_window_slo_attainment, llmprober_window_goodput_*)",
+}
+
+// hasObjectives reports whether a target of cfg has an objective set.
+func hasObjectives(cfg *config.Config) bool {
+	for i := range cfg.Targets {
+		if len(cfg.Targets[i].Objectives) > 0 {
+			return true
+		}
+	}
+	return false
+}

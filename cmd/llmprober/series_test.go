@@ -215,3 +215,35 @@ func TestRunProbesItsShard(t *testing.T) {
 		t.Errorf("no log line about the shard:\n%s", r.stderr.String())
 	}
 }
+
+// TestCheckWarnsOfEmptyDashboardPanels: check warns when window_gauges
+// leave out a gauge the bundled dashboards read (it stays valid); the slo
+// family only matters with objective sets.
+func TestCheckWarnsOfEmptyDashboardPanels(t *testing.T) {
+	const withObjectives = "targets:\n  - {name: a, base_url: 'http://127.0.0.1:1/v1', model: m, objectives: [{name: d, ttft: 1s}]}\n"
+	for _, tc := range []struct {
+		name, config string
+		want         []string
+	}{
+		{"defaults", withObjectives, nil},
+		{"no percentile levels", "window_gauges: {percentiles: []}\n" + withObjectives,
+			[]string{"warning: window_gauges.percentiles leaves out p99, which the bundled overview dashboard reads: its exact p99 panels stay empty"}},
+		{"no families", "window_gauges: {export: []}\n" + withObjectives, []string{
+			"warning: window_gauges.export leaves out percentiles, which the bundled overview dashboard reads",
+			"warning: window_gauges.export leaves out slo, which the bundled overview dashboard reads: its window attainment and goodput panels"}},
+		{"no families, no objectives", "window_gauges: {export: []}\n" + targetsConfig(1, ""), []string{
+			"warning: window_gauges.export leaves out percentiles"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := runCheck(t, "--config", writeFile(t, "c.yml", tc.config))
+			if code != 0 || strings.Count(out, "warning: ") != len(tc.want) {
+				t.Fatalf("exit %d, want 0 and %d warnings:\n%s", code, len(tc.want), out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
