@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,8 @@ type WindowGauges struct {
 	Percentiles []string `yaml:"percentiles"`
 }
 
-// DefaultWindowGauges returns Config.WindowGauges's default.
+// DefaultWindowGauges returns Config.WindowGauges's default: exactly the
+// window gauges the bundled dashboards read.
 func DefaultWindowGauges() WindowGauges {
 	return WindowGauges{Export: []string{GaugesPercentiles, GaugesSLO}, Percentiles: []string{"p99"}}
 }
@@ -75,6 +77,26 @@ func (g *WindowGauges) Levels() []stats.Level {
 		}
 	}
 	return out
+}
+
+// Missing returns the families and percentile levels of want that g does
+// not export, each in want's order; levels are compared only where both
+// export a family that has levels (percentiles or tokens).
+func (g *WindowGauges) Missing(want WindowGauges) (families, levels []string) {
+	for _, f := range want.Export {
+		if !g.Exports(f) {
+			families = append(families, f)
+		}
+	}
+	if !g.Exports(GaugesPercentiles) && !g.Exports(GaugesTokens) {
+		return families, nil
+	}
+	for _, l := range want.Percentiles {
+		if !slices.Contains(g.Percentiles, l) {
+			levels = append(levels, l)
+		}
+	}
+	return families, levels
 }
 
 // levelByKey returns the reported percentile level whose key is k.
@@ -100,6 +122,23 @@ func (c *Config) applySeriesDefaults() {
 	if c.SeriesLimit == 0 && !c.src.isSet("series_limit") {
 		c.SeriesLimit = DefaultSeriesLimit
 	}
+}
+
+// seriesNullRejected reports whether a null at path is one of the series
+// settings, which must be left out rather than written as null to take
+// their default (an empty list, [], exports no family or level).
+func seriesNullRejected(path string) (msg string, rejected bool) {
+	switch path {
+	case "window_gauges":
+		return "must be a mapping with export and percentiles, not null (leave it out for the defaults)", true
+	case "window_gauges.export":
+		return "must be a list of families such as [percentiles, slo], or [] for none, not null (leave it out for [percentiles, slo])", true
+	case "window_gauges.percentiles":
+		return "must be a list of levels such as [p99], or [] for none, not null (leave it out for [p99])", true
+	case "series_limit":
+		return fmt.Sprintf("must be a number of series such as %d, not null (leave it out for %d)", DefaultSeriesLimit, DefaultSeriesLimit), true
+	}
+	return "", false
 }
 
 // validateSeries records the problems of the series settings.

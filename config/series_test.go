@@ -46,6 +46,13 @@ func TestSeriesSettingsErrors(t *testing.T) {
 		{"window_gauges: {levels: [p99]}\n", `window_gauges.levels`},
 		{"series_limit: 999\n", "c.yml:1: series_limit: must be between 1000 and 100000000 series"},
 		{"series_limit: 0\n", "c.yml:1: series_limit: must be between"},
+		// A null is an error naming the field and its line, never the
+		// default or an empty list in disguise.
+		{"window_gauges: null\n", "c.yml:1: window_gauges: must be a mapping with export and percentiles, not null (leave it out for the defaults)"},
+		{"window_gauges:\n", "c.yml:1: window_gauges: must be a mapping"},
+		{"window_gauges:\n  export: null\n", "c.yml:2: window_gauges.export: must be a list of families such as [percentiles, slo], or [] for none, not null"},
+		{"window_gauges:\n  export: [slo]\n  percentiles: ~\n", "c.yml:3: window_gauges.percentiles: must be a list of levels such as [p99], or [] for none, not null"},
+		{"series_limit: null\n", "c.yml:1: series_limit: must be a number of series such as 250000, not null (leave it out for 250000)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.yaml, func(t *testing.T) {
@@ -80,6 +87,29 @@ func TestScheduleKinds(t *testing.T) {
 		}
 		if got := tg.MayConverse(); got != tt.converse {
 			t.Errorf("%s with %+v: MayConverse = %v, want %v", tt.strategy, tt.conv, got, tt.converse)
+		}
+	}
+}
+
+// TestWindowGaugesMissing: the families and levels of the defaults (what
+// the bundled dashboards read) that a selection leaves out.
+func TestWindowGaugesMissing(t *testing.T) {
+	def := DefaultWindowGauges()
+	for _, tc := range []struct {
+		g                WindowGauges
+		families, levels []string
+	}{
+		{def, nil, nil},
+		{WindowGauges{Export: []string{"percentiles", "slo", "means"}, Percentiles: []string{"p50", "p99"}}, nil, nil},
+		{WindowGauges{Export: []string{"percentiles", "slo"}, Percentiles: []string{}}, nil, []string{"p99"}},
+		{WindowGauges{Export: []string{"slo"}, Percentiles: []string{"p99"}}, []string{"percentiles"}, nil},
+		// Levels matter to the tokens family as well.
+		{WindowGauges{Export: []string{"tokens"}, Percentiles: []string{"p50"}}, []string{"percentiles", "slo"}, []string{"p99"}},
+		{WindowGauges{Export: []string{}, Percentiles: []string{}}, []string{"percentiles", "slo"}, nil},
+	} {
+		f, l := tc.g.Missing(def)
+		if !slices.Equal(f, tc.families) || !slices.Equal(l, tc.levels) {
+			t.Errorf("%+v: missing %v %v, want %v %v", tc.g, f, l, tc.families, tc.levels)
 		}
 	}
 }

@@ -103,5 +103,8 @@ func nullRejected(path string) (msg string, rejected bool) {
 	case strings.HasPrefix(path, "windows[") && strings.HasSuffix(path, "]"):
 		return "must be a duration such as 1m, not null", true
 	}
+	if msg, rejected := seriesNullRejected(path); rejected {
+		return msg, true
+	}
 	return objectiveNullRejected(path)
 }

@@ -64,17 +64,25 @@ func gatePanels(b *boardBuilder) {
 // scraped by the same job (a vLLM behind the same Service) stays out.
 const ownProcesses = ` and on (job, instance) llmprober_build_info{` + byJob + `}`
 
+// reporting keeps the processes that report as the bundled rules count
+// them: a heartbeat at most slo.DefaultMaxReportAge old.
+const reporting = ` and on (job, instance) (time() - llmprober_collection_timestamp_seconds{` + byJob + `} <= 180)`
+
 // exportPanels adds the reporting and export row. Each of its queries has
 // data whether Prometheus scrapes llmprober or receives its metrics by OTLP
 // through a collector (which sets job and instance from service.name and
-// service.instance.id): build info, the Go and process collectors and the
-// OTLP export counter travel both ways.
+// service.instance.id): build info, the heartbeat, the Go and process
+// collectors and the OTLP export counter travel both ways.
 func exportPanels(b *boardBuilder) {
 	b.WithRow(row("Reporting and export")).
 		WithPanel(stateChart("Replicas reporting",
-			"Each llmprober process (job, instance) whose llmprober_build_info Prometheus has: a gap is a replica that stopped reporting (see LLMProberDown).",
+			"Each llmprober process (job, instance) that reports as the bundled rules count it: its heartbeat at most 3 minutes old (rules --max-report-age); a gap is a replica that stopped reporting (see LLMProberDown, LLMProberReplicaMissing).",
 			halfWidth, valueMap(mapping{"1", "reporting", "green"}),
-			q(`max by (job, instance) (llmprober_build_info{`+byJob+`})`, "{{job}} {{instance}}"))).
+			q(`max by (job, instance) (llmprober_build_info{`+byJob+`})`+reporting, "{{job}} {{instance}}"))).
+		WithPanel(chart("Report age",
+			"How old each process's heartbeat (llmprober_collection_timestamp_seconds, the time of the scrape or OTLP export that read its metrics) is now: by scrape about the scrape interval, through a collector up to the export interval plus the collector's scrape interval; it grows while a collector replays a dead process's last values.",
+			unitSeconds, halfWidth,
+			q(`time() - max by (job, instance) (llmprober_collection_timestamp_seconds{`+byJob+`})`, "{{job}} {{instance}}"))).
 		WithPanel(chart("OTLP exports",
 			"OTLP metric exports per second by outcome (success, failure); no data when OTLP is not enabled (OTEL_METRICS_EXPORTER=otlp).",
 			unitOpsPerS, halfWidth,

@@ -70,8 +70,10 @@ func ruleAlerts(t *testing.T) []string {
 }
 
 // TestInhibitRulesCoverTheAlerts: the stale rule holds back every alert of
-// a target (all but LLMProberDown and LLMProberTargetStale itself), by
-// target; LLMProberDown holds back LLMProberTargetStale by job.
+// a target (all but the prober's own LLMProberDown, LLMProberReplicaMissing
+// and LLMProberTargetStale itself), by target; LLMProberDown holds back
+// LLMProberTargetStale and LLMProberReplicaMissing by job, and
+// LLMProberReplicaMissing holds back LLMProberTargetStale by job.
 func TestInhibitRulesCoverTheAlerts(t *testing.T) {
 	raw, err := os.ReadFile(alertmanagerConfig)
 	if err != nil {
@@ -80,25 +82,34 @@ func TestInhibitRulesCoverTheAlerts(t *testing.T) {
 	var cfg struct {
 		Inhibit []inhibitRule `yaml:"inhibit_rules"`
 	}
-	if err := yaml.Unmarshal(raw, &cfg); err != nil || len(cfg.Inhibit) != 2 {
-		t.Fatalf("inhibit rules %+v, %v; want 2", cfg.Inhibit, err)
+	if err := yaml.Unmarshal(raw, &cfg); err != nil || len(cfg.Inhibit) != 3 {
+		t.Fatalf("inhibit rules %+v, %v; want 3", cfg.Inhibit, err)
 	}
-	stale, down := cfg.Inhibit[0], cfg.Inhibit[1]
+	stale, down, replica := cfg.Inhibit[0], cfg.Inhibit[1], cfg.Inhibit[2]
+	prober := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberTargetStale"}
 	alerts := ruleAlerts(t)
 	for _, a := range alerts {
 		held := alertNameMatcher(t, stale.Target[0]).MatchString(a)
-		if want := a != "LLMProberDown" && a != "LLMProberTargetStale"; held != want {
+		if want := !slices.Contains(prober, a); held != want {
 			t.Errorf("%s held back by LLMProberTargetStale: %v, want %v", a, held, want)
+		}
+		if held, want := alertNameMatcher(t, down.Target[0]).MatchString(a), a == "LLMProberTargetStale" || a == "LLMProberReplicaMissing"; held != want {
+			t.Errorf("%s held back by LLMProberDown: %v, want %v", a, held, want)
+		}
+		if held, want := alertNameMatcher(t, replica.Target[0]).MatchString(a), a == "LLMProberTargetStale"; held != want {
+			t.Errorf("%s held back by LLMProberReplicaMissing: %v, want %v", a, held, want)
 		}
 	}
 	if !alertNameMatcher(t, stale.Source[0]).MatchString("LLMProberTargetStale") || !slices.Equal(stale.Equal, []string{"target"}) {
 		t.Errorf("stale rule %+v", stale)
 	}
-	if !alertNameMatcher(t, down.Source[0]).MatchString("LLMProberDown") ||
-		!alertNameMatcher(t, down.Target[0]).MatchString("LLMProberTargetStale") || !slices.Equal(down.Equal, []string{"job"}) {
+	if !alertNameMatcher(t, down.Source[0]).MatchString("LLMProberDown") || !slices.Equal(down.Equal, []string{"job"}) {
 		t.Errorf("down rule %+v", down)
 	}
-	if len(alerts) != 9 {
+	if !alertNameMatcher(t, replica.Source[0]).MatchString("LLMProberReplicaMissing") || !slices.Equal(replica.Equal, []string{"job"}) {
+		t.Errorf("replica rule %+v", replica)
+	}
+	if len(alerts) != 10 {
 		t.Errorf("the rule file has %d alerts: %v", len(alerts), alerts)
 	}
 }
@@ -137,6 +148,10 @@ func TestAlertmanagerInhibits(t *testing.T) {
 		alert(map[string]string{"alertname": "LLMProberTargetStale", "job": "llmprober", "target": "gone", "severity": "ticket"}),
 		alert(map[string]string{"alertname": "LLMProberSLOBurnRatePage", "target": "gone", "objective": "default", "severity": "page"}),
 		alert(map[string]string{"alertname": "LLMProberSLOBurnRatePage", "target": "live", "objective": "default", "severity": "page"}),
+		// A replica of job "otlp-eu" stopped among others: one ticket, its
+		// lone target's stale ticket held back.
+		alert(map[string]string{"alertname": "LLMProberReplicaMissing", "job": "otlp-eu", "severity": "ticket"}),
+		alert(map[string]string{"alertname": "LLMProberTargetStale", "job": "otlp-eu", "target": "lone", "severity": "ticket"}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +165,8 @@ func TestAlertmanagerInhibits(t *testing.T) {
 		t.Fatalf("posting alerts: %s", resp.Status)
 	}
 	want := map[string]string{"LLMProberDown/": "active", "LLMProberTargetStale/gone": "suppressed",
-		"LLMProberSLOBurnRatePage/gone": "suppressed", "LLMProberSLOBurnRatePage/live": "active"}
+		"LLMProberSLOBurnRatePage/gone": "suppressed", "LLMProberSLOBurnRatePage/live": "active",
+		"LLMProberReplicaMissing/": "active", "LLMProberTargetStale/lone": "suppressed"}
 	var got map[string]string
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -43,6 +43,13 @@ type Budget struct {
 	// Total is every series: the sum over Instruments (and over Targets
 	// plus Shared).
 	Total int
+	// ThresholdBoundaries are the bucket boundaries that objective
+	// thresholds add to the histograms beyond their defaults, summed over
+	// the histograms, and ThresholdSeries the series they cost, part of
+	// Total. OpenTelemetry fixes boundaries per instrument, not per
+	// attribute set: a threshold of one target is a boundary of its
+	// histogram for every target.
+	ThresholdBoundaries, ThresholdSeries int
 }
 
 // Largest returns the instrument with the most attribute sets (the first
@@ -70,6 +77,8 @@ type budgetItem struct {
 	perSet    int
 	setsOf    func(t *Target) int
 	sharedSet int
+	// added is the bucket boundaries of a histogram beyond its defaults.
+	added int
 }
 
 // SeriesBudget counts the series that targets, each with windows rolling
@@ -112,6 +121,8 @@ func countBudget(items []budgetItem, targets []Target) Budget {
 		b.Shared += it.sharedSet * it.perSet
 		b.Instruments = append(b.Instruments, InstrumentBudget{Name: it.name, Sets: sets, Series: sets * it.perSet})
 		b.Total += sets * it.perSet
+		b.ThresholdBoundaries += it.added
+		b.ThresholdSeries += sets * it.added
 	}
 	slices.SortFunc(b.Instruments, func(x, y InstrumentBudget) int { return cmp.Compare(x.Name, y.Name) })
 	return b
@@ -135,8 +146,9 @@ func none(*Target) int { return 0 }
 func instrumentItems(extra map[string][]float64, otlp bool) []budgetItem {
 	var out []budgetItem
 	for _, s := range histogramSpecs {
-		perSet := len(mergeBoundaries(s.Boundaries, extra[s.Name])) + 3
-		out = append(out, budgetItem{name: promName(s.Name, s.Unit, otlptranslator.MetricTypeHistogram), perSet: perSet, setsOf: s.Sets})
+		merged := len(mergeBoundaries(s.Boundaries, extra[s.Name]))
+		out = append(out, budgetItem{name: promName(s.Name, s.Unit, otlptranslator.MetricTypeHistogram), perSet: merged + 3,
+			setsOf: s.Sets, added: merged - len(s.Boundaries)})
 	}
 	for _, s := range []spec{specRequests, specScheduled, specDropped, specSLOEvaluated, specSLOConforming, specSLONonConform} {
 		out = append(out, budgetItem{name: promName(s.Name, s.Unit, otlptranslator.MetricTypeMonotonicCounter), perSet: 1, setsOf: s.Sets})
@@ -144,7 +156,9 @@ func instrumentItems(extra map[string][]float64, otlp bool) []budgetItem {
 	for _, s := range []spec{specInFlight, specTargetState, specStartupWait, specTargetInfo, specSLOObjective, specSLOPeriod} {
 		out = append(out, budgetItem{name: promName(s.Name, s.Unit, otlptranslator.MetricTypeGauge), perSet: 1, setsOf: s.Sets})
 	}
-	out = append(out, budgetItem{name: promName(specBuildInfo.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1})
+	out = append(out, budgetItem{name: promName(specBuildInfo.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1},
+		budgetItem{name: promName(specCollectionTimestamp.Name, specCollectionTimestamp.Unit, otlptranslator.MetricTypeGauge),
+			perSet: 1, setsOf: none, sharedSet: 1})
 	if otlp {
 		out = append(out, budgetItem{name: promName(InstrumentOTLPExports, "{export}", otlptranslator.MetricTypeMonotonicCounter),
 			perSet: 1, setsOf: none, sharedSet: len(exportOutcome)})

@@ -41,10 +41,10 @@ func TestSeriesBudgetDefaultHTTPTarget(t *testing.T) {
 	// TTFT, TTFOT, scheduled latency 20 + 3; ITL, TPOT 15 + 3; dispatch
 	// delay 16 + 3; HTTP phases 4 × (11 + 3). 153 + 34 + 34 + 69 + 36 + 19 + 56.
 	histograms := 153 + 34 + 34 + 3*23 + 2*18 + 19 + 4*14
-	// Counters: requests 1 + 7 + 1 incomplete + 1 other, scheduled, dropped
-	// 2 reasons, SLO evaluated, conforming, non-conforming 7 error types +
+	// Counters: requests 1 + 7 + 2 incomplete (canceled, prober) + 1 other,
+	// scheduled, dropped 2 reasons, SLO evaluated, conforming, non-conforming 7 error types +
 	// errored + insufficient_output + ttft + itl.
-	counters := 10 + 1 + 2 + 1 + 1 + 11
+	counters := 11 + 1 + 2 + 1 + 1 + 11
 	// Gauges: in flight, state 3, startup wait, info, objective, period.
 	gauges := 1 + 3 + 1 + 1 + 1 + 1
 	// Window gauges per window: length, approximate, p99 of 7 durations
@@ -52,9 +52,9 @@ func TestSeriesBudgetDefaultHTTPTarget(t *testing.T) {
 	// evaluated, attainment, goodput, token goodput.
 	windows := 3 * (2 + 7 + 4)
 	want := histograms + counters + gauges + windows
-	if want != 474 || b.Targets[0] != want || b.Shared != 1 || b.Total != want+1 {
-		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 474), 1 (build info), %d",
-			b.Targets[0], b.Shared, b.Total, want, want+1)
+	if want != 475 || b.Targets[0] != want || b.Shared != 2 || b.Total != want+2 {
+		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 475), 2 (build info, heartbeat), %d",
+			b.Targets[0], b.Shared, b.Total, want, want+2)
 	}
 	// The largest instrument is the p99 gauge: 7 durations × 3 windows.
 	if l := b.Largest(); l.Name != "llmprober_window_percentile_seconds" || l.Sets != 21 || b.CardinalityLimit() != 2000 {
@@ -92,10 +92,10 @@ func TestSeriesBudgetScales(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"one window", cost([]Target{http}, 1), 474 - 2*13},
-		{"four windows", cost([]Target{http}, 4), 474 + 13},
-		{"realtime", cost([]Target{rt}, 3), 474 - 56 + 48 + 6},
-		{"two objective sets", cost([]Target{two}, 3), 474 + 1 + 1 + 10 + 2 + 3*4 + 9},
+		{"one window", cost([]Target{http}, 1), 475 - 2*13},
+		{"four windows", cost([]Target{http}, 4), 475 + 13},
+		{"realtime", cost([]Target{rt}, 3), 475 - 56 + 48 + 6},
+		{"two objective sets", cost([]Target{two}, 3), 475 + 1 + 1 + 10 + 2 + 3*4 + 9},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %d series per target, want %d", tc.name, tc.got, tc.want)
@@ -111,8 +111,8 @@ func TestSeriesBudgetScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The largest instrument is non-conforming requests: 200 × (11 + 10).
-	if l := b.Largest(); b.Total != 200*509+1 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
-		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*509+1)
+	if l := b.Largest(); b.Total != 200*510+2 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
+		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*510+2)
 	}
 }
 
@@ -251,4 +251,39 @@ func fullStore(t *testing.T, clk *clock.Fake, tg *Target) *window.Store {
 		st.Finished(rec)
 	}
 	return st
+}
+
+// TestSeriesBudgetThresholdBoundaries: a threshold that is not a default
+// boundary is a boundary of its histogram for every target (OpenTelemetry
+// views are per instrument). Two targets with TTFT thresholds of 301 and
+// 302 ms add 2 boundaries to the TTFT histogram, which has one attribute
+// set per streamed target: 2 × 2 = 4 series; a threshold at a default
+// boundary (500 ms) adds none.
+func TestSeriesBudgetThresholdBoundaries(t *testing.T) {
+	ttft := func(name string, ms time.Duration) Target {
+		o := slo.Objective{Name: "d", Attainment: 0.99, Period: 30 * 24 * time.Hour,
+			Thresholds: []slo.Threshold{{Quantity: slo.TTFT, Max: ms * time.Millisecond}}}
+		return Target{Name: name, API: "chat", Stream: true, Objectives: []slo.Objective{o}}
+	}
+	for _, tc := range []struct {
+		targets            []Target
+		boundaries, series int
+	}{
+		{[]Target{ttft("a", 301), ttft("b", 302)}, 2, 4},
+		{[]Target{ttft("a", 301), ttft("b", 301), ttft("c", 301)}, 1, 3},
+		{[]Target{ttft("a", 500), ttft("b", 500)}, 0, 0},
+	} {
+		var objs []slo.Objective
+		for _, t := range tc.targets {
+			objs = append(objs, t.Objectives...)
+		}
+		b, err := SeriesBudget(tc.targets, 3, Options{Getenv: noEnv, WindowGauges: &defaultGauges, ExtraBoundaries: SLOBoundaries(objs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.ThresholdBoundaries != tc.boundaries || b.ThresholdSeries != tc.series {
+			t.Errorf("%d targets: %d boundaries, %d series; want %d, %d", len(tc.targets), b.ThresholdBoundaries, b.ThresholdSeries,
+				tc.boundaries, tc.series)
+		}
+	}
 }

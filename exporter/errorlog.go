@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel"
 
 	"github.com/llmprober/llmprober/probe"
 )
@@ -28,23 +30,43 @@ var (
 // (a receiver may echo "sk-…" without its "Bearer " scheme).
 const minSecretPart = 8
 
-// errorLog writes OpenTelemetry errors to a logger, redacted and
-// rate-limited.
-type errorLog struct {
+// ErrorLog writes the OpenTelemetry SDK's errors and messages to a
+// logger, and makes the errors llmprober returns from the SDK safe to
+// print: every text is redacted of the OTLP credentials (see otlpSecrets)
+// and cut to probe.MaxErrorChars characters. Handle is rate-limited.
+type ErrorLog struct {
 	logger  *slog.Logger
 	redact  probe.Redactor
 	limiter *LogLimiter[string]
 }
 
-// newErrorLog returns an errorLog redacting the OTLP credentials that
-// getenv finds.
-func newErrorLog(logger *slog.Logger, getenv func(string) string, now func() time.Time) *errorLog {
-	return &errorLog{logger: logger, redact: probe.NewRedactor(otlpSecrets(getenv)),
+// NewErrorLog returns an ErrorLog writing to logger (nil discards),
+// redacting the OTLP credentials that getenv (nil: os.Getenv) finds, and
+// rate-limited by now (nil: time.Now).
+func NewErrorLog(logger *slog.Logger, getenv func(string) string, now func() time.Time) *ErrorLog {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return &ErrorLog{logger: logger, redact: probe.NewRedactor(otlpSecrets(getenv)),
 		limiter: NewLogLimiter[string](errorLogInterval, now)}
 }
 
-// handle logs err unless one was logged less than errorLogInterval ago.
-func (e *errorLog) handle(err error) {
+// Install makes e the OpenTelemetry SDK's error handler and logger
+// (otel.SetErrorHandler, otel.SetLogger). Install it before creating
+// the OTLP exporters, which log what they cannot parse of their
+// environment variables (a header value, an endpoint) as they start.
+func (e *ErrorLog) Install() {
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(e.Handle))
+	otel.SetLogger(e.SDKLogger())
+}
+
+// Handle logs err, redacted and cut, unless one was logged less than
+// errorLogInterval ago: the first at once, then at most one a minute with
+// the number of those not shown.
+func (e *ErrorLog) Handle(err error) {
 	if err == nil {
 		return
 	}
@@ -54,6 +76,22 @@ func (e *errorLog) handle(err error) {
 	}
 	e.logger.Warn("OpenTelemetry export failed", "error", e.redact.Bound(err.Error()), "similar_errors_not_logged", held)
 }
+
+// safe returns err as an error whose text is what, then err's text
+// redacted and cut; nil for nil. It does not unwrap: nothing can reach the
+// original text through it.
+func (e *ErrorLog) safe(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return redactedError(what + ": " + e.redact.Bound(err.Error()))
+}
+
+// redactedError is an error text that was redacted and cut.
+type redactedError string
+
+// Error implements error.
+func (e redactedError) Error() string { return string(e) }
 
 // otlpSecrets returns the values of the OTLP header variables (each
 // "key=value" pair's value, percent-decoded as the exporters decode it,
@@ -98,9 +136,9 @@ func secretForms(v string) []string {
 
 // SDKLogger returns a logger for otel.SetLogger: the SDK's own messages
 // (an OTLP header it cannot parse, say, which it logs with its value) go to
-// Options.Logger with every string redacted as HandleError redacts.
-func (m *Metrics) SDKLogger() logr.Logger {
-	return logr.FromSlogHandler(&redactingHandler{inner: m.errors.logger.Handler(), redact: m.errors.redact})
+// e's logger with every string redacted and cut as Handle does.
+func (e *ErrorLog) SDKLogger() logr.Logger {
+	return logr.FromSlogHandler(&redactingHandler{inner: e.logger.Handler(), redact: e.redact})
 }
 
 // redactingHandler redacts the message and every string attribute of a

@@ -82,9 +82,9 @@ func TestOTLPErrorsRedactedAndRateLimited(t *testing.T) {
 func TestErrorLogRateLimit(t *testing.T) {
 	var logs bytes.Buffer
 	clk := clock.NewFake(t0)
-	e := newErrorLog(slog.New(slog.NewTextHandler(&logs, nil)), noEnv, clk.Now)
+	e := NewErrorLog(slog.New(slog.NewTextHandler(&logs, nil)), noEnv, clk.Now)
 	for i := range 5 {
-		e.handle(errors.New("refused"))
+		e.Handle(errors.New("refused"))
 		clk.Set(t0.Add(time.Duration(i+1) * 20 * time.Second)) // 20, 40, 60, 80, 100 s
 	}
 	// At 0 s logged; 20 and 40 s held; 60 s logged with 2 held; 80 s held.
@@ -111,7 +111,7 @@ func TestOTLPSecrets(t *testing.T) {
 			t.Errorf("secrets %q lack %q", got, want)
 		}
 	}
-	r := newErrorLog(slog.New(slog.DiscardHandler), func(k string) string { return env[k] }, nil).redact
+	r := NewErrorLog(nil, func(k string) string { return env[k] }, nil).redact
 	if s := r.Bound("got abc/def and dXNlcjpwYXNzd29yZA== from user:hunter2hunter@collector"); strings.Contains(s, "abc/def") ||
 		strings.Contains(s, "hunter2") || strings.Contains(s, "dXNlcjpw") {
 		t.Errorf("redacted: %s", s)

@@ -148,7 +148,8 @@ func noEnv(string) string { return "" }
 // shuts them down at the end of the test.
 func newTestMetrics(t *testing.T, targets ...Target) (*Metrics, *Observer) {
 	t.Helper()
-	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Revision: "abc123", Getenv: noEnv})
+	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Revision: "abc123", Getenv: noEnv,
+		Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatalf("NewMetrics: %v", err)
 	}

@@ -17,12 +17,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/otlptranslator"
 	promBridge "go.opentelemetry.io/contrib/bridges/prometheus"
+	"go.opentelemetry.io/otel/attribute"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -56,10 +58,15 @@ type Options struct {
 	// defaults, sorted and de-duplicated. Boundaries are fixed when the
 	// instruments are created: changing them needs a new Metrics.
 	ExtraBoundaries map[string][]float64
-	// Logger receives overflow warnings and OpenTelemetry errors
-	// (HandleError); nil discards them.
+	// Logger receives overflow warnings; nil discards them.
 	Logger *slog.Logger
-	// Now is the clock of the error log's rate limit; nil means time.Now.
+	// Errors logs OpenTelemetry errors (HandleError) and redacts the errors
+	// NewMetrics and Shutdown return; nil means an ErrorLog writing to
+	// Logger, redacting what Getenv finds, rate-limited by Now.
+	Errors *ErrorLog
+	// Now is the wall clock of the heartbeat
+	// (llmprober_collection_timestamp_seconds) and of the error log's rate
+	// limit; nil means time.Now.
 	Now func() time.Time
 	// WindowGauges selects the window gauges NewWindows exports; nil means
 	// AllWindowGauges.
@@ -84,12 +91,15 @@ type Metrics struct {
 	gauges   WindowGauges
 	identity Identity
 	otlp     bool
+	// otlpReader is the OTLP periodic reader; nil without OTLP.
+	otlpReader *sdkmetric.PeriodicReader
 	// exports counts the OTLP exports; nil without OTLP.
 	exports *countingExporter
 	// overflow notices instruments that overflowed their cardinality limit.
 	overflow *overflowWatch
-	// errors logs OpenTelemetry errors, redacted and rate-limited.
-	errors *errorLog
+	// errors logs OpenTelemetry errors, redacted and rate-limited, and
+	// redacts the errors returned.
+	errors *ErrorLog
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -108,14 +118,25 @@ type Identity struct {
 }
 
 // NewMetrics builds the meter provider with a Prometheus reader and, when
-// OTEL_METRICS_EXPORTER lists otlp, an OTLP periodic reader.
+// OTEL_METRICS_EXPORTER lists otlp, an OTLP periodic reader. Its error's
+// text is redacted and cut by opts.Errors.
 func NewMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	opts = opts.withDefaults()
+	m, err := newMetrics(ctx, opts)
+	if err != nil {
+		return nil, opts.Errors.safe("could not set up metrics", err)
+	}
+	return m, nil
+}
+
+// newMetrics is NewMetrics with the defaults filled in and its errors as
+// they are.
+func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	if err := validateExtraBoundaries(opts.ExtraBoundaries); err != nil {
 		return nil, fmt.Errorf("could not configure histograms: %w", err)
 	}
 	m := &Metrics{registry: prometheus.NewRegistry(), runtime: prometheus.NewRegistry(), gauges: AllWindowGauges(),
-		overflow: newOverflowWatch(opts.Logger), errors: newErrorLog(opts.Logger, opts.Getenv, opts.Now)}
+		overflow: newOverflowWatch(opts.Logger), errors: opts.Errors}
 	if opts.WindowGauges != nil {
 		m.gauges = *opts.WindowGauges
 	}
@@ -147,7 +168,7 @@ func NewMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 }
 
 // newInstruments creates the Observer's instruments, build info, the
-// overflow counter and, with OTLP, the export counter.
+// heartbeat, the overflow counter and, with OTLP, the export counter.
 func (m *Metrics) newInstruments(opts Options) error {
 	var err error
 	if m.inst, err = newInstruments(m.meter, opts.ExtraBoundaries); err != nil {
@@ -157,6 +178,9 @@ func (m *Metrics) newInstruments(opts Options) error {
 		return err
 	}
 	if err := m.overflow.count(m.meter); err != nil {
+		return err
+	}
+	if err := registerHeartbeat(m.meter, opts.Now); err != nil {
 		return err
 	}
 	return registerBuildInfo(m.meter, buildInfo(opts, m.identity))
@@ -178,6 +202,9 @@ func (opts Options) withDefaults() Options {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Errors == nil {
+		opts.Errors = NewErrorLog(opts.Logger, opts.Getenv, opts.Now)
 	}
 	return opts
 }
@@ -202,28 +229,40 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 	if otlp == nil {
 		return []sdkmetric.Reader{prom}, nil
 	}
-	m.otlp, m.exports = true, exports
+	m.otlp, m.otlpReader, m.exports = true, otlp, exports
 	return []sdkmetric.Reader{prom, otlp}, nil
 }
 
 // newResource describes this process: service name, instance and version,
 // SDK attributes, then OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME,
-// which win (so a service.instance.id set there replaces the random one).
+// which win (so a service.instance.id set there replaces the random one),
+// except that an empty service.name or service.instance.id there
+// (service.instance.id=) keeps the default: two replicas must never share
+// an identity, not even the empty one.
 func newResource(ctx context.Context, version string) (*resource.Resource, error) {
 	id, err := newUUID()
 	if err != nil {
 		return nil, err
 	}
+	defaults := []attribute.KeyValue{semconv.ServiceName(ServiceName), semconv.ServiceInstanceID(id)}
 	res, err := resource.New(ctx,
 		resource.WithTelemetrySDK(),
-		resource.WithAttributes(semconv.ServiceName(ServiceName), semconv.ServiceVersion(version),
-			semconv.ServiceInstanceID(id)),
+		resource.WithAttributes(append(defaults, semconv.ServiceVersion(version))...),
 		resource.WithFromEnv(),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("could not build resource: %w", err)
 	}
-	return res, nil
+	var keep []attribute.KeyValue
+	for _, kv := range defaults {
+		if v, ok := res.Set().Value(kv.Key); !ok || v.AsString() == "" {
+			keep = append(keep, kv)
+		}
+	}
+	if len(keep) == 0 {
+		return res, nil
+	}
+	return resource.Merge(res, resource.NewSchemaless(keep...))
 }
 
 // identityOf reads the service name and instance id of res.
@@ -315,15 +354,34 @@ func (m *Metrics) Handler() http.Handler {
 // endpoints' passwords, and rate-limited, the first at once, then at most
 // one a minute with the number of those not shown. Install it with
 // otel.SetErrorHandler.
-func (m *Metrics) HandleError(err error) { m.errors.handle(err) }
+func (m *Metrics) HandleError(err error) { m.errors.Handle(err) }
+
+// SDKLogger returns a logger for otel.SetLogger; see ErrorLog.SDKLogger.
+func (m *Metrics) SDKLogger() logr.Logger { return m.errors.SDKLogger() }
+
+// ExportStart exports once over OTLP now, if OTLP is enabled: called after
+// every target's instruments exist and before any probe is sent, it gives
+// every counter a first OTLP sample of 0, so that a receiver's rate() and
+// increase() count the first export interval of a new process too. It
+// waits for the export, which the exporter bounds by its timeout
+// (OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s) or ctx; a failure is counted
+// and logged like any failed export.
+func (m *Metrics) ExportStart(ctx context.Context) {
+	if m.otlpReader == nil {
+		return
+	}
+	if err := m.otlpReader.ForceFlush(ctx); err != nil {
+		m.errors.Handle(err)
+	}
+}
 
 // Shutdown flushes the OTLP reader (a final export) and stops every reader.
-// It is idempotent: later calls return the first call's result.
+// Its error (the final export failed, say) has its text redacted and cut
+// as Options.Errors redacts. It is idempotent: later calls return the
+// first call's result.
 func (m *Metrics) Shutdown(ctx context.Context) error {
 	m.shutdownOnce.Do(func() {
-		if err := m.provider.Shutdown(ctx); err != nil {
-			m.shutdownErr = fmt.Errorf("could not shut down meter provider: %w", err)
-		}
+		m.shutdownErr = m.errors.safe("could not shut down meter provider", m.provider.Shutdown(ctx))
 	})
 	return m.shutdownErr
 }

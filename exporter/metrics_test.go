@@ -278,6 +278,10 @@ func TestIdentityFromEnvironment(t *testing.T) {
 			Identity{ServiceName: "llmprober", InstanceID: "pod-7"}},
 		{"service name variable wins", "service.name=a,service.instance.id=x", "probe-eu",
 			Identity{ServiceName: "probe-eu", InstanceID: "x"}},
+		// Empty values keep the defaults: a random instance id (each
+		// process its own) and llmprober.
+		{"empty instance id", "service.instance.id=,k8s.pod.name=p", "", Identity{ServiceName: "llmprober", InstanceID: "random"}},
+		{"empty service name", "service.name=", "", Identity{ServiceName: "llmprober", InstanceID: "random"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tc.attrs)
@@ -287,6 +291,12 @@ func TestIdentityFromEnvironment(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = m.Shutdown(context.Background()) }()
+			if tc.want.InstanceID == "random" {
+				if !uuidV4.MatchString(m.Identity().InstanceID) {
+					t.Errorf("instance id %q, want a random UUID", m.Identity().InstanceID)
+				}
+				tc.want.InstanceID = m.Identity().InstanceID
+			}
 			if m.Identity() != tc.want {
 				t.Errorf("identity %+v, want %+v", m.Identity(), tc.want)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -74,19 +75,43 @@ func otlpProtocol(getenv func(string) string) (string, error) {
 	}
 }
 
+// otlpEndpointCredentials rejects an endpoint variable whose URL holds a
+// user name or password (https://user:pass@collector:4318): the OTLP
+// exporters send no Authorization header from it, so the receiver would
+// see an anonymous request. The error names the variable, never its value.
+func otlpEndpointCredentials(getenv func(string) string) error {
+	for _, name := range otlpEndpointVars {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			continue
+		}
+		if !strings.Contains(v, "://") {
+			v = "//" + v // a gRPC endpoint may be written host:port
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			return fmt.Errorf("%w: %s: the URL holds a user name or password (user:pass@), which the OTLP exporter does not send: "+
+				"remove it and set OTEL_EXPORTER_OTLP_HEADERS=Authorization=Basic%%20<base64 of user:pass> instead", errExporterConfig, name)
+		}
+	}
+	return nil
+}
+
 // newOTLPReader returns a periodic reader (with opts) pushing over OTLP
 // and the exporter counting its exports and telling watch of overflow
 // series, or nils when the environment does not ask for OTLP. The exporter reads its endpoint, headers, timeout and TLS
 // settings, and the reader its interval, from the standard environment
 // variables.
 func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
-	opts ...sdkmetric.PeriodicReaderOption) (sdkmetric.Reader, *countingExporter, error) {
+	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
 		return nil, nil, err
 	}
 	proto, err := otlpProtocol(getenv)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := otlpEndpointCredentials(getenv); err != nil {
 		return nil, nil, err
 	}
 	var exp sdkmetric.Exporter
@@ -104,7 +129,8 @@ func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overf
 
 // ValidateEnv checks the exporter selection in the environment
 // (OTEL_METRICS_EXPORTER and, when it lists otlp, the OTLP protocol
-// variables) without creating anything; getenv nil means os.Getenv.
+// variables and that no endpoint URL holds credentials) without creating
+// anything; getenv nil means os.Getenv.
 func ValidateEnv(getenv func(string) string) error {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -113,6 +139,8 @@ func ValidateEnv(getenv func(string) string) error {
 	if err != nil || !otlp {
 		return err
 	}
-	_, err = otlpProtocol(getenv)
-	return err
+	if _, err = otlpProtocol(getenv); err != nil {
+		return err
+	}
+	return otlpEndpointCredentials(getenv)
 }

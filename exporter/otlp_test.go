@@ -3,6 +3,7 @@ package exporter
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -179,10 +180,13 @@ func TestOTLPExportOnShutdown(t *testing.T) {
 			feedFixtures(o)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			before := time.Now()
 			if err := m.Shutdown(ctx); err != nil {
 				t.Fatalf("Shutdown: %v", err)
 			}
-			checkExport(t, receive(t, rcv))
+			req := receive(t, rcv)
+			checkExport(t, req)
+			checkHeartbeat(t, req, before, time.Now())
 		})
 	}
 }
@@ -244,7 +248,7 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
-		InstrumentOTLPExports, InstrumentBuildInfo,
+		InstrumentOTLPExports, InstrumentBuildInfo, InstrumentCollectionTimestamp,
 		// The Go and process collectors, bridged, as the dashboards read them.
 		"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines",
 	}
@@ -262,6 +266,20 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	}
 	checkOTLPTTFT(t, byName[InstrumentTTFT])
 	checkOTLPRequests(t, byName[InstrumentRequests])
+}
+
+// checkHeartbeat: the export carries the time it was collected, between
+// from and to, as its heartbeat.
+func checkHeartbeat(t *testing.T, req *collectorpb.ExportMetricsServiceRequest, from, to time.Time) {
+	t.Helper()
+	byName, _ := otlpMetrics(req)
+	points := byName[InstrumentCollectionTimestamp].GetGauge().GetDataPoints()
+	if len(points) != 1 {
+		t.Fatalf("heartbeat points = %v, want 1", points)
+	}
+	if v := points[0].GetAsDouble(); v < float64(from.UnixNano())/1e9 || v > float64(to.UnixNano())/1e9 {
+		t.Errorf("heartbeat %f, want the export's time, between %v and %v", v, from, to)
+	}
 }
 
 // uuidV4 matches a random UUID as service.instance.id is drawn.
@@ -336,4 +354,107 @@ func FuzzOTLPWanted(f *testing.F) {
 			t.Errorf("otlpWanted(%q) = %v; want %v", value, got, listed)
 		}
 	})
+}
+
+// TestOTLPEndpointCredentials: an endpoint URL with a user name or
+// password is refused by ValidateEnv and NewMetrics, naming the variable
+// and never quoting the URL; other endpoints pass.
+func TestOTLPEndpointCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, variable, endpoint string
+		refused                  bool
+	}{
+		{"user and password", "OTEL_EXPORTER_OTLP_ENDPOINT", "https://probe:hunter2hunter@collector:4318", true},
+		{"user only", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://token-sk-abc@collector:4318/v1/metrics", true},
+		{"gRPC host:port with credentials", "OTEL_EXPORTER_OTLP_ENDPOINT", "probe:hunter2hunter@collector:4317", true},
+		{"plain", "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", false},
+		{"gRPC host:port", "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", false},
+		{"an @ in the path", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://collector:4318/v1/metrics@x", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"OTEL_METRICS_EXPORTER": "otlp", tc.variable: tc.endpoint}
+			err := ValidateEnv(func(k string) string { return env[k] })
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("ValidateEnv = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, errExporterConfig) || !strings.Contains(err.Error(), tc.variable+": ") ||
+				!strings.Contains(err.Error(), "Authorization=Basic") || strings.Contains(err.Error(), "hunter2") ||
+				strings.Contains(err.Error(), "sk-abc") {
+				t.Fatalf("ValidateEnv = %v; want a refusal naming %s, without the URL", err, tc.variable)
+			}
+			t.Setenv(tc.variable, tc.endpoint)
+			if _, err := NewMetrics(context.Background(), Options{Getenv: func(k string) string { return env[k] }}); err == nil ||
+				!strings.Contains(err.Error(), "user name or password") {
+				t.Errorf("NewMetrics = %v; want the refusal", err)
+			}
+		})
+	}
+}
+
+// TestOTLPExportAtStart: ExportStart sends one export at once, before any
+// probe, in which every counter point is 0 (so a receiver's first sample
+// of each series is 0, and the first interval's counts are not lost);
+// the final flush then carries the counts.
+func TestOTLPExportAtStart(t *testing.T) {
+	rcv := startHTTPReceiver(t)
+	getenv := setenv(t, map[string]string{
+		"OTEL_METRICS_EXPORTER":               "otlp",
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.endpoint,
+		"OTEL_METRIC_EXPORT_INTERVAL":         "3600000", // only the start and the final flush export
+	})
+	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewObserver(m, []Target{alpha, beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.ExportStart(ctx)
+	first := receive(t, rcv)
+	sums := counterSums(first)
+	for _, name := range []string{InstrumentRequests, InstrumentProbesScheduled, InstrumentProbesDropped,
+		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming} {
+		if _, ok := sums[name]; !ok {
+			t.Errorf("the first export lacks %s", name)
+		}
+	}
+	for name, total := range sums {
+		// The Go and process collectors count from the process's start.
+		if strings.HasPrefix(name, "llmprober.") && name != InstrumentOTLPExports && total != 0 {
+			t.Errorf("first export: %s sums to %v, want every point 0", name, total)
+		}
+	}
+	feedFixtures(o)
+	if err := m.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := counterSums(receive(t, rcv))
+	// The fixtures finish 2 requests of alpha; the start export was one
+	// success, counted by the final flush.
+	if last[InstrumentRequests] == 0 || last[InstrumentOTLPExports] != 1 {
+		t.Errorf("final flush: requests %v, exports %v; want the fixtures' requests and 1 export",
+			last[InstrumentRequests], last[InstrumentOTLPExports])
+	}
+}
+
+// counterSums returns, per monotonic sum of req, the total of its points.
+func counterSums(req *collectorpb.ExportMetricsServiceRequest) map[string]float64 {
+	byName, _ := otlpMetrics(req)
+	out := map[string]float64{}
+	for name, mt := range byName {
+		sum := mt.GetSum()
+		if sum == nil || !sum.GetIsMonotonic() {
+			continue
+		}
+		for _, p := range sum.GetDataPoints() {
+			out[name] += p.GetAsDouble() + float64(p.GetAsInt())
+		}
+	}
+	return out
 }

@@ -77,7 +77,9 @@ const (
 	MaxResponseBytes = 1 << 30
 )
 
-// Redactor makes error text safe to record. The zero value redacts nothing.
+// Redactor makes error text safe to record: a secret is found whatever
+// the case of its ASCII letters (a server may echo a key upper-cased). The
+// zero value redacts nothing.
 type Redactor struct {
 	// secrets are non-empty, longest first, so that a secret containing
 	// another is replaced whole.
@@ -170,27 +172,64 @@ func (r Redactor) bound(s string, n int) string {
 	return s
 }
 
-// redact replaces every secret in s by "REDACTED".
+// redact replaces every secret in s by "REDACTED", whatever the case of
+// its ASCII letters: a server may echo a key upper-cased.
 func (r Redactor) redact(s string) string {
 	for _, secret := range r.secrets {
-		s = strings.ReplaceAll(s, secret, "REDACTED")
+		s = replaceFold(s, secret, "REDACTED")
 	}
 	return s
+}
+
+// replaceFold returns s with every occurrence of old replaced by repl,
+// matching ASCII letters in either case; old is not empty.
+func replaceFold(s, old, repl string) string {
+	folded, target := foldASCII(s), foldASCII(old)
+	var b strings.Builder
+	last := 0
+	for {
+		i := strings.Index(folded[last:], target)
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[last : last+i])
+		b.WriteString(repl)
+		last += i + len(target)
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// foldASCII returns s with its ASCII capital letters in lower case, byte
+// for byte, so that offsets in the result are offsets in s.
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // Cut returns s, the start of a longer text that was cut after it (a
 // response body read up to a size limit), with every secret redacted and
 // the end replaced by "REDACTED" where it could be the start of a secret
 // that the cut split: its last k bytes, for the largest k of at least
-// minCutPrefix, equal a secret's (or an encoded form's) first k. Text that was cut must pass through Cut before
-// anything else shortens or shows it, since Bound cannot recognize part of
-// a secret.
+// minCutPrefix, equal a secret's (or an encoded form's) first k, whatever
+// the case of their ASCII letters. Text that was cut must pass through Cut
+// before anything else shortens or shows it, since Bound cannot recognize
+// part of a secret.
 func (r Redactor) Cut(s string) string {
 	s = r.redact(s)
-	cut := 0
+	folded, cut := foldASCII(s), 0
 	for _, secret := range r.secrets {
+		secret = foldASCII(secret)
 		for k := min(len(secret)-1, len(s)); k > cut && k >= minCutPrefix; k-- {
-			if strings.HasSuffix(s, secret[:k]) {
+			if strings.HasSuffix(folded, secret[:k]) {
 				cut = k
 				break
 			}

@@ -49,7 +49,7 @@ Usage:
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
-                  [--max-dispatch-delay D] [--min-coverage F] [--job NAME]
+                  [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
   llmprober version
       Print the version and the source revision.

@@ -15,7 +15,6 @@ import (
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
-	"go.opentelemetry.io/otel"
 )
 
 // daemon is one running llmprober: its metrics, HTTP server and probers.
@@ -43,12 +42,12 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 	if err := checkBudget(cfg, budget); err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
+	opts.Errors = exporter.NewErrorLog(logger, getenv, nil)
+	opts.Errors.Install()
 	metrics, err := exporter.NewMetrics(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(metrics.HandleError))
-	otel.SetLogger(metrics.SDKLogger())
 	infos := exporterTargets(cfg)
 	d := &daemon{logger: logger, metrics: metrics, flushTimeout: exporter.FlushTimeout(getenv)}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
@@ -92,6 +91,8 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(l) }()
 
+	// Before any probe: every counter's first OTLP sample is 0.
+	d.metrics.ExportStart(ctx)
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, t := range d.targets {
@@ -253,6 +254,9 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	}
 	fmt.Fprintf(stdout, "configuration is valid: %d target(s): %s\n", len(names), strings.Join(names, ", "))
 	printBudget(stdout, cfg, budget)
+	for _, w := range dashboardGaps(cfg) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
@@ -55,13 +56,43 @@ func checkBudget(cfg *config.Config, budget exporter.Budget) error {
 		return nil
 	}
 	return &config.FieldError{Path: "series_limit", Msg: fmt.Sprintf(
-		"the configuration exports up to %d series (%d targets, %s; largest instrument %s with %d attribute sets), "+
+		"the configuration exports up to %d series (%d targets, %s; largest instrument %s with %d attribute sets%s), "+
 			"above series_limit %d: raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, "+
-			"or split the targets over replicas (--shards)",
-		budget.Total, len(budget.Targets), perTargetRange(budget), budget.Largest().Name, budget.Largest().Sets, cfg.SeriesLimit)}
+			"%sor split the targets over replicas (--shards)",
+		budget.Total, len(budget.Targets), perTargetRange(budget), budget.Largest().Name, budget.Largest().Sets,
+		thresholdCost(budget), cfg.SeriesLimit, thresholdAdvice(budget))}
 }
 
-// perTargetRange describes the series per target: "474 per target" or
+// thresholdCost describes the series that objective thresholds cost as
+// bucket boundaries beyond the defaults; "" when they cost none.
+func thresholdCost(b exporter.Budget) string {
+	if b.ThresholdSeries == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of them are the %s that objective thresholds add beyond the default ones, "+
+		"each one series more per attribute set of its histogram, for every target", b.ThresholdSeries, boundaries(b.ThresholdBoundaries))
+}
+
+// boundaries is "1 bucket boundary" or "n bucket boundaries".
+func boundaries(n int) string {
+	if n == 1 {
+		return "1 bucket boundary"
+	}
+	return strconv.Itoa(n) + " bucket boundaries"
+}
+
+// thresholdAdvice is the remedy for thresholds that cost series, when a
+// tenth of the total or more: bucket boundaries are per instrument, so
+// targets that share thresholds (or use default boundaries) share their
+// cost; "" otherwise.
+func thresholdAdvice(b exporter.Budget) string {
+	if b.ThresholdSeries*10 < b.Total {
+		return ""
+	}
+	return "share objective thresholds between targets or use default bucket boundaries (every distinct threshold is a bucket boundary for every target), "
+}
+
+// perTargetRange describes the series per target: "475 per target" or
 // "from 420 to 509 per target".
 func perTargetRange(b exporter.Budget) string {
 	if len(b.Targets) == 0 {
@@ -84,4 +115,45 @@ func printBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
 		b.Total, perTargetRange(b), b.Shared, cfg.SeriesLimit)
 	fmt.Fprintf(w, "largest instrument: %s with %d attribute sets (OpenTelemetry cardinality limit %d)\n",
 		l.Name, l.Sets, b.CardinalityLimit())
+	if b.ThresholdSeries > 0 {
+		fmt.Fprintf(w, "objective thresholds: %s beyond the default ones, %d series (each is a boundary of its histogram for every target)\n",
+			boundaries(b.ThresholdBoundaries), b.ThresholdSeries)
+	}
+}
+
+// dashboardGaps returns one warning per window gauge that the bundled
+// dashboards read (config.DefaultWindowGauges) and cfg's window_gauges do
+// not export: the panels that read it stay empty. The slo family counts
+// only when a target has objective sets.
+func dashboardGaps(cfg *config.Config) []string {
+	families, levels := cfg.WindowGauges.Missing(config.DefaultWindowGauges())
+	var out []string
+	for _, f := range families {
+		if f == config.GaugesSLO && !hasObjectives(cfg) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("window_gauges.export leaves out %s, which the bundled overview dashboard reads: its %s stay empty",
+			f, dashboardPanels[f]))
+	}
+	for _, l := range levels {
+		out = append(out, fmt.Sprintf("window_gauges.percentiles leaves out %s, which the bundled overview dashboard reads: its exact %s panels stay empty", l, l))
+	}
+	return out
+}
+
+// dashboardPanels names the overview dashboard's panels that read each
+// family of window gauges.
+var dashboardPanels = map[string]string{
+	config.GaugesPercentiles: "exact window percentile panels (llmprober_window_percentile_seconds)",
+	config.GaugesSLO:         "window attainment and goodput panels (llmprober_window_slo_attainment, llmprober_window_goodput_*)",
+}
+
+// hasObjectives reports whether a target of cfg has an objective set.
+func hasObjectives(cfg *config.Config) bool {
+	for i := range cfg.Targets {
+		if len(cfg.Targets[i].Objectives) > 0 {
+			return true
+		}
+	}
+	return false
 }

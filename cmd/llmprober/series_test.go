@@ -20,6 +20,17 @@ func targetsConfig(n int, extra string) string {
 	return b.String()
 }
 
+// distinctThresholds returns n targets whose objective sets have TTFT
+// thresholds of 301, 302, … ms, under a series_limit of 50 000.
+func distinctThresholds(n int) string {
+	var b strings.Builder
+	b.WriteString("series_limit: 50000\ntargets:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: t%d, base_url: 'http://127.0.0.1:1/v1', model: m, objectives: [{name: d, ttft: %dms}]}\n", i, 301+i)
+	}
+	return b.String()
+}
+
 // runCheck runs check with args and returns its exit code and output.
 func runCheck(t *testing.T, args ...string) (int, string) {
 	t.Helper()
@@ -32,14 +43,22 @@ func runCheck(t *testing.T, args ...string) (int, string) {
 	return exitCode(err), text
 }
 
-// A target without objectives costs the 474 series of the README's default
+// A target without objectives costs the 475 series of the README's default
 // target less its objective set: 1 + 1 + 11 counters, 2 gauges and 4
-// window gauges in each of 3 windows, so 447; build info is shared.
+// window gauges in each of 3 windows, so 448; build info and the
+// heartbeat are shared.
 func TestCheckPrintsSeriesBudget(t *testing.T) {
 	code, out := runCheck(t, "--config", writeFile(t, "c.yml", targetsConfig(2, "")))
+	_, withThreshold := runCheck(t, "--config", writeFile(t, "t.yml", distinctThresholds(1)))
+	if want := "objective thresholds: 1 bucket boundary beyond the default ones, 1 series"; !strings.Contains(withThreshold, want) {
+		t.Errorf("output lacks %q:\n%s", want, withThreshold)
+	}
+	if strings.Contains(out, "objective thresholds") {
+		t.Errorf("no threshold, but a threshold line:\n%s", out)
+	}
 	for _, want := range []string{
 		"configuration is valid: 2 target(s): t0, t1",
-		"series: up to 895 (447 per target, 1 shared; series_limit 250000)",
+		"series: up to 898 (448 per target, 2 shared; series_limit 250000)",
 		"largest instrument: llmprober_window_percentile_seconds with 42 attribute sets (OpenTelemetry cardinality limit 2000)",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -48,7 +67,7 @@ func TestCheckPrintsSeriesBudget(t *testing.T) {
 	}
 }
 
-// TestCheckRefusesOverBudget: 2000 targets export 2000 × 447 + 1 series,
+// TestCheckRefusesOverBudget: 2000 targets export 2000 × 448 + 2 series,
 // above the default series_limit; every window gauge makes 200 targets too
 // many for a limit of 100 000 as well.
 func TestCheckRefusesOverBudget(t *testing.T) {
@@ -56,9 +75,17 @@ func TestCheckRefusesOverBudget(t *testing.T) {
 		name, config, want string
 	}{
 		{"2000 targets", targetsConfig(2000, ""),
-			"series_limit: the configuration exports up to 894001 series (2000 targets, 447 per target; largest instrument llmprober_window_percentile_seconds with 42000 attribute sets), above series_limit 250000"},
+			"series_limit: the configuration exports up to 896002 series (2000 targets, 448 per target; largest instrument llmprober_window_percentile_seconds with 42000 attribute sets), above series_limit 250000"},
 		{"every window gauge", targetsConfig(200, "series_limit: 100000\nwindow_gauges: {export: [percentiles, means, tokens, rates, slo, intervals], percentiles: [p50, p90, p95, p99, p99.9]}\n"),
 			"above series_limit 100000: raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, or split the targets over replicas (--shards)"},
+		// 100 targets with a TTFT threshold each, 301 to 400 ms, none of
+		// them a default boundary: 100 boundaries more in every target's
+		// TTFT histogram (one attribute set each), 100 × 100 series.
+		{"distinct thresholds", distinctThresholds(100),
+			"10000 of them are the 100 bucket boundaries that objective thresholds add beyond the default ones, " +
+				"each one series more per attribute set of its histogram, for every target), above series_limit 50000: " +
+				"raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, " +
+				"share objective thresholds between targets or use default bucket boundaries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out := runCheck(t, "--config", writeFile(t, "c.yml", tc.config))
@@ -187,5 +214,37 @@ func TestRunProbesItsShard(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr.String(), "shards=2") {
 		t.Errorf("no log line about the shard:\n%s", r.stderr.String())
+	}
+}
+
+// TestCheckWarnsOfEmptyDashboardPanels: check warns when window_gauges
+// leave out a gauge the bundled dashboards read (it stays valid); the slo
+// family only matters with objective sets.
+func TestCheckWarnsOfEmptyDashboardPanels(t *testing.T) {
+	const withObjectives = "targets:\n  - {name: a, base_url: 'http://127.0.0.1:1/v1', model: m, objectives: [{name: d, ttft: 1s}]}\n"
+	for _, tc := range []struct {
+		name, config string
+		want         []string
+	}{
+		{"defaults", withObjectives, nil},
+		{"no percentile levels", "window_gauges: {percentiles: []}\n" + withObjectives,
+			[]string{"warning: window_gauges.percentiles leaves out p99, which the bundled overview dashboard reads: its exact p99 panels stay empty"}},
+		{"no families", "window_gauges: {export: []}\n" + withObjectives, []string{
+			"warning: window_gauges.export leaves out percentiles, which the bundled overview dashboard reads",
+			"warning: window_gauges.export leaves out slo, which the bundled overview dashboard reads: its window attainment and goodput panels"}},
+		{"no families, no objectives", "window_gauges: {export: []}\n" + targetsConfig(1, ""), []string{
+			"warning: window_gauges.export leaves out percentiles"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := runCheck(t, "--config", writeFile(t, "c.yml", tc.config))
+			if code != 0 || strings.Count(out, "warning: ") != len(tc.want) {
+				t.Fatalf("exit %d, want 0 and %d warnings:\n%s", code, len(tc.want), out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }
