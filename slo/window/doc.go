@@ -103,6 +103,17 @@
 // regime starts above K requests per bucket, 27.6 requests per second with
 // the default windows and cap.
 //
+// # History
+//
+// Beside the windows, a store keeps a history of fixed-interval aggregates
+// (Store.History; 10 s points for 6 h by default) from the same events:
+// per point the requests by outcome, errors by type, requests due, sent and
+// dropped, output tokens, the time-weighted concurrency, the p50, p90 and
+// p99 of each latency quantity and of the dispatch delay, and per objective
+// set the requests evaluated and conforming. Its memory is allocated on the
+// first event and does not grow (HistoryBytes: 355 kB per target with one
+// objective set at the defaults).
+//
 // # Snapshots
 //
 // Snapshots computes every window's figures at one instant, which they

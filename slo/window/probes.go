@@ -58,6 +58,11 @@ func (s *Store) countProbe(target string, ev probeEvent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.begin(now)
+	if ev.isDrop {
+		s.hist.dropped(now, ev.drop)
+	} else {
+		s.hist.scheduled(now)
+	}
 	sl := s.ring.create(s.ring.bucket(int64(now.Sub(s.ring.origin))))
 	if sl == nil {
 		return

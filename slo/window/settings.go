@@ -55,6 +55,13 @@ type Settings struct {
 	Seed uint64
 	// Clock is the clock shared with the prober. Nil means clock.Real().
 	Clock clock.Clock
+	// HistoryInterval is the length of one point of the history (see
+	// Store.History), at least 1s; 0 means DefaultHistoryInterval.
+	HistoryInterval time.Duration
+	// HistoryRetention is the span of the history, a multiple of
+	// HistoryInterval of at most 100 000 points; 0 means
+	// DefaultHistoryRetention.
+	HistoryRetention time.Duration
 	// Objectives are the target's objective sets, at most MaxObjectives
 	// with distinct names: each window reports its attainment and goodput
 	// under each (Snapshot.Objectives). None by default.
@@ -88,6 +95,12 @@ func (s Settings) withDefaults() (Settings, error) {
 	if s.Clock == nil {
 		s.Clock = clock.Real()
 	}
+	if s.HistoryInterval == 0 {
+		s.HistoryInterval = DefaultHistoryInterval
+	}
+	if s.HistoryRetention == 0 {
+		s.HistoryRetention = DefaultHistoryRetention
+	}
 	return s, s.validate()
 }
 
@@ -116,6 +129,12 @@ func (s Settings) validate() error {
 		return errors.New("warmup: must be >= 0")
 	case s.SampleCap < Buckets:
 		return fmt.Errorf("sample cap %d: must be at least %d", s.SampleCap, Buckets)
+	case s.HistoryInterval < time.Second:
+		return fmt.Errorf("history interval %s: must be at least 1s", s.HistoryInterval)
+	case s.HistoryRetention < s.HistoryInterval || s.HistoryRetention%s.HistoryInterval != 0:
+		return fmt.Errorf("history retention %s: must be a multiple of the interval %s", s.HistoryRetention, s.HistoryInterval)
+	case s.HistoryRetention/s.HistoryInterval > maxHistoryPoints:
+		return fmt.Errorf("history retention %s: at most %d intervals of %s", s.HistoryRetention, maxHistoryPoints, s.HistoryInterval)
 	}
 	return nil
 }

@@ -18,10 +18,11 @@ type Store struct {
 	target string
 	set    Settings
 
-	mu      sync.Mutex // guards ring, running, codes
+	mu      sync.Mutex // guards ring, running, codes, hist
 	ring    *ring      // nil until measuring is scheduled to begin
 	running []time.Time
 	codes   codeTable
+	hist    history
 
 	cache cache // the last snapshots, one per window
 }
@@ -35,7 +36,10 @@ func NewStore(target string, s Settings) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not create windows of %s: %w", target, err)
 	}
-	return &Store{target: target, set: s}, nil
+	seed := fnv.New64a()
+	_, _ = seed.Write([]byte(target))
+	return &Store{target: target, set: s,
+		hist: newHistory(s.HistoryInterval, s.HistoryRetention, len(s.Objectives), s.Seed^seed.Sum64())}, nil
 }
 
 // Target returns the target's name.
@@ -103,6 +107,7 @@ func (s *Store) Started(target string) {
 	defer s.mu.Unlock()
 	s.begin(now)
 	s.running = append(s.running, now)
+	s.hist.started(now)
 	if sl := s.ring.create(s.ring.bucket(sinceOrigin(s.ring.origin, now))); sl != nil {
 		sl.probes.Sent++
 	}
@@ -125,12 +130,13 @@ func (s *Store) Finished(rec *probe.Record) {
 	s.stopRunning(rec.RequestStart)
 	e := newEntry(rec, s.ring.origin, end)
 	e.code = s.codes.number(rec.ErrorCode)
-	if rec.End.IsZero() && len(s.set.Objectives) > 0 {
+	if rec.End.IsZero() {
 		withEnd := *rec
 		withEnd.End = end
 		rec = &withEnd
 	}
 	e.evaluated, e.conforming = verdicts(s.set.Objectives, rec)
+	s.hist.finished(now, &e, rec)
 	s.ring.add(e)
 }
 
