@@ -88,8 +88,9 @@ func (w *Windows) Close() error {
 	return nil
 }
 
-// Register adds the JSON status API to s: GET (and HEAD) /api/v1/targets
-// and /api/v1/targets/{name}/windows/{window}. Another method on those
+// Register adds the JSON status API to s: GET (and HEAD) /api/v1/targets,
+// /api/v1/targets/{name}/windows/{window}, /api/v1/targets/{name}/history
+// and /api/v1/targets/{name}/recent. Another method on those
 // paths answers 405 with "Allow: GET, HEAD", any other path under /api/v1/
 // 404, both with a JSON error. Requests with records=true share s's
 // Limits.MaxRecordsRequests; call Register once.
@@ -98,6 +99,8 @@ func (w *Windows) Register(s *Server) {
 	for path, f := range map[string]func(apiRequest) (any, *apiError){
 		"/api/v1/targets":                         w.listTargets,
 		"/api/v1/targets/{name}/windows/{window}": w.getWindow,
+		"/api/v1/targets/{name}/history":          w.getHistory,
+		"/api/v1/targets/{name}/recent":           w.getRecent,
 	} {
 		s.Handle("GET "+path, w.apiHandler(f))
 		s.Handle(path, http.HandlerFunc(w.methodNotAllowed))
