@@ -92,7 +92,8 @@ func TestHistoryAPI(t *testing.T) {
 }
 
 // TestRecentAPI checks the recent requests of the fixture story, newest
-// first, with the error text as recorded and durations in seconds.
+// first, with the error text as recorded and durations in seconds; and the
+// history of a store that has seen no event: no point, empty series.
 func TestRecentAPI(t *testing.T) {
 	m, o := newTestMetrics(t, alpha, beta)
 	feedFixtures(o)
@@ -112,6 +113,11 @@ func TestRecentAPI(t *testing.T) {
 			TTFT      *float64 `json:"time_to_first_token"`
 			Latency   *float64 `json:"request_latency"`
 		} `json:"recent"`
+	}
+	var empty jsonHistory
+	if code := getJSON(t, c, base+"/api/v1/targets/alpha/history", &empty); code != http.StatusOK ||
+		len(empty.Times) != 0 || len(empty.Requests) != 3 || empty.Requests["successful"] == nil {
+		t.Errorf("a target without events: status %d, %+v", code, empty)
 	}
 	getJSON(t, c, base+"/api/v1/targets/alpha/recent", &r)
 	if len(r.Recent) < 3 {

@@ -3,104 +3,89 @@ package exporter
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/llmprober/llmprober/exporter/web"
 	"github.com/llmprober/llmprober/probe"
 )
 
 // absent is shown for a value that does not exist, never 0.
 const absent = "—"
 
-// landingTemplate is the landing page: a table of targets, then the recent
-// requests of each. html/template escapes every value.
-var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>llmprober</title></head>
-<body>
-<h1>llmprober</h1>
-{{with .Version}}<p>Version {{.}}</p>{{end}}
-<p><a href="/metrics">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
-<h2>Targets</h2>
-<table border="1">
-<tr><th>Target</th><th>Model</th><th>API</th><th>Stream</th><th>Server</th><th>Start-up state</th><th>Scheduled</th><th>Sent</th><th>Dropped</th><th>Successful</th><th>Errored</th><th>Incomplete</th></tr>
-{{range .Targets}}<tr><td>{{.Name}}</td><td>{{.Model}}</td><td>{{.API}}</td><td>{{.Stream}}</td><td>{{.Server}}</td><td>{{.State}}</td><td>{{.Scheduled}}</td><td>{{.Sent}}</td><td>{{.Dropped}}</td><td>{{.Successful}}</td><td>{{.Errored}}</td><td>{{.Incomplete}}</td></tr>
-{{end}}</table>
-{{template "windows" .Windows}}
-{{range .Targets}}
-<h2>Recent requests: {{.Name}}</h2>
-{{if .Recent}}<table border="1">
-<tr><th>Time</th><th>Seq</th><th>Outcome</th><th>Error type</th><th>Error code</th><th>Error</th><th>HTTP status</th><th>Latency</th><th>TTFT</th><th>TTFOT</th><th>ITL</th><th>TPOT</th><th>Output tokens</th><th>Usage report</th></tr>
-{{range .Recent}}<tr><td>{{.Time}}</td><td>{{.Seq}}</td><td>{{.Outcome}}</td><td>{{.ErrorType}}</td><td>{{.ErrorCode}}</td><td>{{.Error}}</td><td>{{.HTTPStatus}}</td><td>{{.Latency}}</td><td>{{.TTFT}}</td><td>{{.TTFOT}}</td><td>{{.ITL}}</td><td>{{.TPOT}}</td><td>{{.OutputTokens}}</td><td>{{.Usage}}</td></tr>
-{{end}}</table>{{else}}<p>No finished requests yet.</p>{{end}}
-{{end}}
-</body>
-</html>
-`))
-
-// landingPage is the data of landingTemplate, every value already formatted.
-type landingPage struct {
-	Version string
-	Targets []landingTarget
-	Windows *landingWindows
-}
-
-// landingTarget is one row of the target table and its recent requests.
-type landingTarget struct {
-	Name, Model, API, Stream, Server, State string
-	Scheduled, Sent                         uint64
-	Dropped                                 string
-	Successful, Errored, Incomplete         uint64
-	Recent                                  []landingProbe
-}
-
-// landingProbe is one row of a recent-requests table.
-type landingProbe struct {
-	Time, Seq, Outcome, ErrorType, ErrorCode, Error, HTTPStatus string
-	Latency, TTFT, TTFOT, ITL, TPOT, OutputTokens, Usage        string
-}
-
-// landing renders the landing page.
+// landing renders the overview page: one row per target.
 func (s *Server) landing(w http.ResponseWriter, _ *http.Request) {
-	page := landingPage{Version: s.opts.Version, Windows: s.opts.Windows.landing()}
+	page := web.Overview{Version: s.opts.Version}
+	var statuses []TargetStatus
 	if s.opts.Observer != nil {
-		for _, st := range s.opts.Observer.Status() {
-			page.Targets = append(page.Targets, newLandingTarget(&st))
+		statuses = s.opts.Observer.Status()
+	}
+	s.opts.Windows.overview(&page, statuses)
+	s.render(w, func(buf *bytes.Buffer) error { return web.RenderOverview(buf, &page) })
+}
+
+// targetPage renders the page of target {name}; 404 for an unknown one.
+func (s *Server) targetPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var st *TargetStatus
+	if s.opts.Observer != nil {
+		for _, ts := range s.opts.Observer.Status() {
+			if ts.Target.Name == name {
+				st = &ts
+				break
+			}
 		}
 	}
+	if st == nil {
+		http.Error(w, fmt.Sprintf("unknown target %q", name), http.StatusNotFound)
+		return
+	}
+	page := web.TargetPage{Version: s.opts.Version, Name: name, Summary: newLandingTarget(st),
+		API: web.APILinks{History: apiPath(name, "history"), Recent: apiPath(name, "recent")}}
+	for _, p := range st.Recent {
+		page.Recent = append(page.Recent, newLandingProbe(&p))
+	}
+	s.opts.Windows.targetPage(&page, st)
+	s.render(w, func(buf *bytes.Buffer) error { return web.RenderTarget(buf, &page) })
+}
+
+// apiPath is /api/v1/targets/{name}/{rest}, the name escaped.
+func apiPath(name, rest string) string {
+	return "/api/v1/targets/" + url.PathEscape(name) + "/" + rest
+}
+
+// render writes the HTML that f renders, or a 500 when it fails.
+func (s *Server) render(w http.ResponseWriter, f func(*bytes.Buffer) error) {
 	var buf bytes.Buffer
-	if err := landingTemplate.Execute(&buf, page); err != nil {
-		s.opts.Logger.Error("could not render landing page", "err", err)
+	if err := f(&buf); err != nil {
+		s.opts.Logger.Error("could not render page", "err", err)
 		http.Error(w, "could not render page", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(buf.Bytes())
 }
 
 // newLandingTarget formats one target's status.
-func newLandingTarget(st *TargetStatus) landingTarget {
+func newLandingTarget(st *TargetStatus) web.TargetRow {
 	t := st.Target
-	lt := landingTarget{
+	return web.TargetRow{
 		Name: t.Name, Model: t.Model, API: t.API, Stream: strconv.FormatBool(t.Stream),
 		Server: serverHost(t), State: stateText(st),
 		Successful: st.Counts[probe.Successful], Errored: st.Counts[probe.Errored],
 		Incomplete: st.Counts[probe.Incomplete],
 		Scheduled:  st.Probes.Scheduled, Sent: st.Probes.Sent, Dropped: droppedText(st.Probes),
 	}
-	for _, p := range st.Recent {
-		lt.Recent = append(lt.Recent, newLandingProbe(&p))
-	}
-	return lt
 }
 
 // newLandingProbe formats one recent request.
-func newLandingProbe(p *ProbeSummary) landingProbe {
-	return landingProbe{
+func newLandingProbe(p *ProbeSummary) web.ProbeRow {
+	return web.ProbeRow{
 		Time: timeText(p.Time), Seq: strconv.FormatUint(p.Seq, 10), Outcome: string(p.Outcome),
 		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(p.ErrorCode.String()), Error: orAbsent(p.Error),
 		HTTPStatus: statusText(p.HTTPStatus),

@@ -66,10 +66,10 @@ func TestAPIProbes(t *testing.T) {
 			t.Errorf("%s: %+v, want %d due, %d sent, dropped queue_full %d, shutdown %d", name, p, tc.due, tc.sent, tc.queueFull, tc.atClose)
 		}
 	}
-	_, page, _ := get(t, c, http.MethodGet, base+"/", nil)
+	_, page, _ := get(t, c, http.MethodGet, base+"/targets/alpha", nil)
 	for _, want := range []string{"<td>6</td><td>4</td><td>2 (33.3%; queue_full 1, shutdown 1)</td>", "<td>1m</td><td>2 / 1 / 1</td>", "<td>5m</td><td>6 / 4 / 2</td>"} {
 		if !strings.Contains(page, want) {
-			t.Errorf("landing page lacks %s", want)
+			t.Errorf("target page lacks %s", want)
 		}
 	}
 }

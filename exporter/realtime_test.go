@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmprober/llmprober/exporter/web"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/slo/window"
 )
@@ -137,12 +138,15 @@ func TestRoundTripWindowsAPIAndLanding(t *testing.T) {
 			}
 		}
 	}
-	for _, tt := range w.landing().Targets {
-		has := slices.Contains(tt.Columns, "Avg RTT mean")
-		if has != (tt.Name == "gamma") {
-			t.Errorf("%s: landing columns %v", tt.Name, tt.Columns)
+	for _, st := range o.Status() {
+		page := web.TargetPage{Name: st.Target.Name}
+		w.targetPage(&page, &st)
+		tt := page.Windows
+		has := slices.ContainsFunc(tt.Columns, func(c web.Column) bool { return c.Title == "Avg RTT mean" })
+		if has != (page.Name == "gamma") {
+			t.Errorf("%s: target page columns %v", page.Name, tt.Columns)
 		}
-		if tt.Name == "gamma" && !strings.HasPrefix(tt.Rows[0].Cells[len(tt.Rows[0].Cells)-3], "300") {
+		if page.Name == "gamma" && !strings.HasPrefix(tt.Rows[0].Cells[len(tt.Rows[0].Cells)-3], "300") {
 			t.Errorf("gamma: last round trip mean shown as %q, want 300 ms", tt.Rows[0].Cells[len(tt.Rows[0].Cells)-3])
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/exporter-toolkit/web"
 	"golang.org/x/net/netutil"
+
+	pages "github.com/llmprober/llmprober/exporter/web"
 )
 
 // ServerOptions configures NewServer.
@@ -36,8 +38,9 @@ type ServerOptions struct {
 	Limits ServerLimits
 }
 
-// Server is the HTTP server: landing page, /metrics, /-/healthy, /-/ready,
-// and any route added with Handle.
+// Server is the HTTP server: the status pages (the overview on /, a page
+// per target on /targets/{name}, their assets under /static/), /metrics,
+// /-/healthy, /-/ready, and any route added with Handle.
 type Server struct {
 	opts    ServerOptions
 	mux     *http.ServeMux
@@ -57,6 +60,8 @@ func NewServer(opts ServerOptions) *Server {
 	lim := opts.Limits
 	s := &Server{opts: opts, mux: http.NewServeMux(), records: newInFlight(lim.MaxRecordsRequests)}
 	s.mux.HandleFunc("GET /{$}", s.landing)
+	s.mux.HandleFunc("GET /targets/{name}", s.targetPage)
+	s.mux.Handle("GET "+pages.StaticPrefix, pages.Static())
 	s.mux.HandleFunc("GET /-/healthy", healthy)
 	s.mux.HandleFunc("GET /-/ready", s.ready)
 	if opts.Metrics != nil {

@@ -74,7 +74,7 @@ func TestServerRoutes(t *testing.T) {
 	}{
 		{"healthy", "GET", "/-/healthy", nil, 200, "Healthy\n", nil},
 		{"not ready names the target", "GET", "/-/ready", nil, 503, "Not ready: beta\n", nil},
-		{"landing", "GET", "/", nil, 200, "", []string{"<h1>llmprober</h1>", "Version 1.2.3", `href="/metrics"`,
+		{"landing", "GET", "/", nil, 200, "", []string{`<h1><a href="/">llmprober</a></h1>`, "Version 1.2.3", `href="/metrics"`,
 			`href="/-/healthy"`, `href="/-/ready"`}},
 		{"metrics text", "GET", "/metrics", nil, 200, "", []string{
 			"# TYPE llmprober_requests_total counter",
@@ -108,7 +108,7 @@ func TestServerRoutes(t *testing.T) {
 // rowWith returns the table row of body containing s.
 func rowWith(t *testing.T, body, s string) string {
 	t.Helper()
-	for _, row := range regexp.MustCompile(`<tr>.*?</tr>`).FindAllString(body, -1) {
+	for _, row := range regexp.MustCompile(`<tr[^>]*>.*?</tr>`).FindAllString(body, -1) {
 		if strings.Contains(row, s) {
 			return row
 		}
@@ -120,7 +120,7 @@ func rowWith(t *testing.T, body, s string) string {
 // cells returns the contents of a row's <td> cells.
 func cells(row string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`<td>(.*?)</td>`).FindAllStringSubmatch(row, -1) {
+	for _, m := range regexp.MustCompile(`<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -132,10 +132,27 @@ func TestLandingPage(t *testing.T) {
 	feedFixtures(o)
 	s := NewServer(ServerOptions{Observer: o})
 	base, client := startServer(t, s)
-	status, body, hdr := get(t, client, "GET", base+"/", nil)
+	status, overview, hdr := get(t, client, "GET", base+"/", nil)
 	if status != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
 		t.Fatalf("status %d, content type %q", status, hdr.Get("Content-Type"))
 	}
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		if !strings.Contains(overview, `<a href="/targets/`+name+`">`+name+`</a>`) {
+			t.Errorf("the overview does not link %s's page", name)
+		}
+	}
+	pages := map[string]string{}
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		status, page, _ := get(t, client, "GET", base+"/targets/"+name, nil)
+		if status != 200 {
+			t.Fatalf("/targets/%s: status %d", name, status)
+		}
+		pages[name] = page
+	}
+	if status, _, _ := get(t, client, "GET", base+"/targets/nope", nil); status != http.StatusNotFound {
+		t.Errorf("/targets/nope: status %d, want 404", status)
+	}
+	body := pages["alpha"] + pages["beta"] + pages["gamma"]
 	for _, tc := range []struct {
 		name, row string
 		want      []string
@@ -152,7 +169,7 @@ func TestLandingPage(t *testing.T) {
 			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0", "0", "0", "0"}},
 		// time, seq, outcome, error type, error code, error, status, latency, TTFT, TTFOT, ITL, TPOT,
 		// tokens, usage report: alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
-		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>—</td><td>200</td><td>330.0",
+		{"successful request", `<td>successful</td><td>—</td><td>—</td><td class="error">—</td><td>200</td><td>330.0`,
 			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "—", "200",
 				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)", "—"}},
 		{"errored request: latency, absent values are dashes, error and code escaped", "<td>http_5xx</td>",
@@ -175,7 +192,7 @@ func TestLandingPage(t *testing.T) {
 	if strings.Contains(body, "<b>boom") {
 		t.Error("error text not escaped")
 	}
-	if !strings.Contains(body, "Recent requests: gamma</h2>\n<p>No finished requests yet.</p>") {
+	if !strings.Contains(pages["gamma"], `<td colspan="14">No finished requests yet.</td>`) {
 		t.Error("gamma's empty history not shown")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
@@ -115,6 +116,9 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 		if st, ok := states[t.Name]; ok {
 			t.Model, t.API, t.Stream, t.State = st.Target.Model, st.Target.API, st.Target.Stream, string(st.State)
 			t.Probes = newAPIProbes(st.Probes)
+			waited := st.Waited.Seconds()
+			t.Waited = &waited
+			t.Requests = &apiOutcomes{Successful: st.Counts[probe.Successful], Errored: st.Counts[probe.Errored], Incomplete: st.Counts[probe.Incomplete]}
 		}
 		if start, ok := wt.store.MeasureStart(); ok {
 			t.MeasureStart = timeJSON(start)

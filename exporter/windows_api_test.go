@@ -478,9 +478,9 @@ func TestWindowAPIErrors(t *testing.T) {
 
 func TestWindowLandingPage(t *testing.T) {
 	base, c := apiFixture(t)
-	code, body, _ := get(t, c, http.MethodGet, base+"/", nil)
+	code, body, _ := get(t, c, http.MethodGet, base+"/targets/alpha", nil)
 	if code != http.StatusOK {
-		t.Fatalf("landing page: %d", code)
+		t.Fatalf("target page: %d", code)
 	}
 	// The 1m window's successful latencies are 3.5, 1.05 and 0.5 s (seq 1,
 	// 2, 5): mean 5.05/3 = 1683.3 ms, squared deviations 5.101667, sample
@@ -490,7 +490,7 @@ func TestWindowLandingPage(t *testing.T) {
 	for _, want := range []string{"Rolling windows", "<td>1m</td>", "<td>3 / 1 / 1</td>", "1683.3 ± 3967.5 ms", "1050.0 ms*",
 		"95 % interval"} {
 		if !strings.Contains(body, want) {
-			t.Errorf("landing page lacks %q", want)
+			t.Errorf("target page lacks %q", want)
 		}
 	}
 }

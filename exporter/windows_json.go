@@ -23,14 +23,23 @@ type apiTargets struct {
 
 // apiTarget is one target and the main figures of its windows.
 type apiTarget struct {
-	Name         string      `json:"name"`
-	Model        string      `json:"model"`
-	API          string      `json:"api"`
-	Stream       bool        `json:"stream"`
-	State        string      `json:"state"`
-	MeasureStart *string     `json:"measure_start"`
-	Probes       *apiProbes  `json:"probes"`
-	Windows      []apiWindow `json:"windows"`
+	Name         string       `json:"name"`
+	Model        string       `json:"model"`
+	API          string       `json:"api"`
+	Stream       bool         `json:"stream"`
+	State        string       `json:"state"`
+	Waited       *float64     `json:"waited_seconds"`
+	Requests     *apiOutcomes `json:"requests"`
+	MeasureStart *string      `json:"measure_start"`
+	Probes       *apiProbes   `json:"probes"`
+	Windows      []apiWindow  `json:"windows"`
+}
+
+// apiOutcomes counts a target's finished requests by outcome since start.
+type apiOutcomes struct {
+	Successful uint64 `json:"successful"`
+	Errored    uint64 `json:"errored"`
+	Incomplete uint64 `json:"incomplete"`
 }
 
 // apiWindow is one window's figures: GET /api/v1/targets/{name}/windows/{window}.

@@ -2,28 +2,21 @@ package exporter
 
 import (
 	"fmt"
-	"html/template"
 	"slices"
 	"strconv"
+
+	"github.com/llmprober/llmprober/exporter/web"
 
 	"github.com/llmprober/llmprober/slo/stats"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
-// The landing page's window tables: per target and window the main figures
-// of successful requests with their intervals, in the metrics reference's
+// The target page's window table: per window the main figures of
+// successful requests with their intervals, in the metrics reference's
 // console style: a mean with the half-width of its interval ("80.5 ± 3.9
 // ms"), a percentile with its interval ("95.1 ms [90.2, 101.3]") or "*"
 // when the sample cannot bound it, "≈" before a figure estimated from a
 // sample.
-var _ = template.Must(landingTemplate.New("windows").Parse(`{{if .}}<h2>Rolling windows (successful requests)</h2>
-<p>{{.Legend}}</p>
-{{range .Targets}}<h3>{{.Name}}</h3>
-<table border="1">
-<tr><th>Window</th><th>Probes (due/sent/dropped)</th><th>Requests (ok/errored/incomplete)</th><th>Requests/s</th><th>Output tokens/s</th><th>Concurrency</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.Window}}</td><td>{{.Probes}}</td><td>{{.Requests}}</td><td>{{.Rate}}</td><td>{{.TokenRate}}</td><td>{{.Concurrency}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-{{end}}{{end}}`))
 
 // landingColumn is one summary figure of the window tables.
 type landingColumn struct {
@@ -54,50 +47,38 @@ var (
 	}
 )
 
-// landingWindows is the data of the "windows" template.
-type landingWindows struct {
-	Legend  string
-	Targets []landingWindowTarget
-}
-
-// landingWindowTarget is one target's table.
-type landingWindowTarget struct {
-	Name    string
-	Columns []string
-	Rows    []landingWindowRow
-}
-
-// landingWindowRow is one window's row, every value formatted.
-type landingWindowRow struct {
-	Window, Probes, Requests, Rate, TokenRate, Concurrency string
-	Cells                                                  []string
-}
-
-// landing returns the window tables, or nil without targets.
-func (w *Windows) landing() *landingWindows {
-	if w == nil || len(w.targets) == 0 {
-		return nil
+// targetPage fills the page's window table, legend, history span and
+// window links; w may be nil.
+func (w *Windows) targetPage(page *web.TargetPage, st *TargetStatus) {
+	if w == nil || w.byName[page.Name] == nil {
+		return
 	}
-	out := &landingWindows{Legend: legend(w.targets[0].store.Confidence())}
-	states := w.states()
-	for _, wt := range w.targets {
-		t := landingWindowTarget{Name: wt.store.Target()}
-		cols := landingColumns
-		if states[t.Name].Target.API == apiRealtime {
-			cols = slices.Concat(landingColumns, roundTripColumns)
-		}
-		for _, c := range cols {
-			t.Columns = append(t.Columns, c.title)
-		}
-		for _, o := range wt.store.Objectives() {
-			t.Columns = append(t.Columns, "SLO "+o.Name)
-		}
-		for _, snap := range wt.store.CurrentAll() {
-			t.Rows = append(t.Rows, newLandingWindowRow(snap, cols))
-		}
-		out.Targets = append(out.Targets, t)
+	store := w.byName[page.Name].store
+	page.Legend = legend(store.Confidence())
+	interval, retention := store.HistorySpan()
+	page.Interval, page.Retention = window.Name(interval), window.Name(retention)
+	cols := landingColumns
+	if st.Target.API == apiRealtime {
+		cols = slices.Concat(landingColumns, roundTripColumns)
 	}
-	return out
+	table := &web.WindowTable{}
+	for _, c := range cols {
+		level := "mean"
+		if c.level != nil {
+			level = c.level.Key()
+		}
+		table.Columns = append(table.Columns, web.Column{Title: c.title, Metric: c.metric.String(), Level: level})
+	}
+	for _, o := range store.Objectives() {
+		table.Columns = append(table.Columns, web.Column{Title: "SLO " + o.Name, Objective: o.Name})
+	}
+	for _, snap := range store.CurrentAll() {
+		table.Rows = append(table.Rows, newLandingWindowRow(snap, cols))
+	}
+	for _, length := range store.Windows() {
+		page.API.Windows = append(page.API.Windows, web.Link{Name: window.Name(length), URL: apiPath(page.Name, "windows/"+window.Name(length))})
+	}
+	page.Windows = table
 }
 
 // legend explains the notation at confidence level c.
@@ -111,8 +92,8 @@ func legend(c float64) string {
 }
 
 // newLandingWindowRow formats one window with the columns cols.
-func newLandingWindowRow(s *window.Snapshot, cols []landingColumn) landingWindowRow {
-	row := landingWindowRow{
+func newLandingWindowRow(s *window.Snapshot, cols []landingColumn) web.WindowRow {
+	row := web.WindowRow{
 		Window:      s.Name(),
 		Requests:    fmt.Sprintf("%d / %d / %d", s.Requests.Successful, s.Requests.Errored, s.Requests.Incomplete),
 		Rate:        rateText(s.RequestRate.Successful),

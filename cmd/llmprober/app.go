@@ -68,7 +68,8 @@ Environment:
   OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
       Also push metrics with OTLP (http/protobuf by default, or grpc).
 
-Endpoints: / (landing page), /metrics, /-/healthy, /-/ready, /api/v1/targets.
+Endpoints: / (status page), /targets/NAME, /metrics, /-/healthy, /-/ready,
+/api/v1/targets.
 `
 
 // Run is the whole command line: environ is the environment (name → value); it parses args, runs the subcommand until it

@@ -117,15 +117,17 @@ func byType(fams map[string]*dto.MetricFamily, target string) map[string]float64
 	return out
 }
 
-// matrixPages fetches everything the HTTP server shows: the landing page,
-// /metrics, and every API document with and without records.
+// matrixPages fetches everything the HTTP server shows: the overview,
+// every target's page, /metrics, and every API document (with and without
+// records, each target's recent requests and history).
 func matrixPages(t *testing.T, r *running, cases []matrixCase) map[string]string {
 	t.Helper()
 	paths := []string{"/", "/metrics", "/api/v1/targets", "/api/v1/targets?records=true", "/-/ready"}
 	// The list with records holds every window; each target's 1m window
 	// document adds the summaries of every outcome.
 	for _, c := range cases {
-		paths = append(paths, "/api/v1/targets/"+c.name+"/windows/1m?records=true")
+		paths = append(paths, "/api/v1/targets/"+c.name+"/windows/1m?records=true", "/targets/"+c.name,
+			"/api/v1/targets/"+c.name+"/recent", "/api/v1/targets/"+c.name+"/history")
 	}
 	shown := map[string]string{}
 	for _, p := range paths {

@@ -141,8 +141,11 @@ func TestRunFromEnvironmentOnly(t *testing.T) {
 		t.Errorf("output tokens: %d samples sum %v, want 5 each", n, sum)
 	}
 	_, page := r.get(t, "/")
+	_, targetPage := r.get(t, "/targets/sidecar")
+	_, recent := r.get(t, "/api/v1/targets/sidecar/recent")
+	_, history := r.get(t, "/api/v1/targets/sidecar/history")
 	_, metrics := r.get(t, "/metrics")
-	for where, text := range map[string]string{"landing page": page, "metrics": metrics, "stdout": r.stdout.String(), "stderr": r.stderr.String()} {
+	for where, text := range map[string]string{"overview": page, "target page": targetPage, "recent API": recent, "history API": history, "metrics": metrics, "stdout": r.stdout.String(), "stderr": r.stderr.String()} {
 		if strings.Contains(text, key) {
 			t.Errorf("the API key appears in the %s", where)
 		}

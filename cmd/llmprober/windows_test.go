@@ -125,8 +125,8 @@ targets:
 	if code, body := r.get(t, "/api/v1/targets/nope/windows/1m"); code != http.StatusNotFound || !strings.Contains(body, `"error"`) {
 		t.Errorf("unknown target: %d %s", code, body)
 	}
-	if _, page := r.get(t, "/"); !strings.Contains(page, "Rolling windows") || !strings.Contains(page, "<td>5m</td>") {
-		t.Error("the landing page has no window table")
+	if _, page := r.get(t, "/targets/win"); !strings.Contains(page, "Rolling windows") || !strings.Contains(page, "<td>5m</td>") {
+		t.Error("the target page has no window table")
 	}
 	if err := r.stop(); !isCanceled(err) {
 		t.Fatal(err)

@@ -60,9 +60,14 @@ type HistoryObjective struct {
 // probe.ErrorTypes, then probe.IncompleteErrorTypes.
 func HistoryErrorTypes() []probe.ErrorType { return append([]probe.ErrorType(nil), errorTypes[1:]...) }
 
+// HistorySpan returns the history's point length and retention.
+func (s *Store) HistorySpan() (interval, retention time.Duration) {
+	return s.set.HistoryInterval, s.set.HistoryRetention
+}
+
 // History returns the closed points of the last span (every point held
 // when span ≤ 0 or exceeds the retention) as of the store clock's now.
-// Before the first event it has no point.
+// Before the first event it has no point (and every series is empty).
 func (s *Store) History(span time.Duration) History {
 	now := s.set.Clock.Now()
 	s.mu.Lock()
@@ -73,6 +78,7 @@ func (s *Store) History(span time.Duration) History {
 		out.Objectives = append(out.Objectives, HistoryObjective{Name: o.Name, Target: o.Attainment})
 	}
 	if !h.begun {
+		out.alloc(0, h.nobj)
 		return out
 	}
 	h.advance(now)

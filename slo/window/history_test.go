@@ -200,11 +200,14 @@ func TestHistorySampled(t *testing.T) {
 	}
 }
 
-// TestHistoryEmpty checks that before the first event there is no point.
+// TestHistoryEmpty checks that before the first event there is no point,
+// and a series of each kind, empty.
 func TestHistoryEmpty(t *testing.T) {
 	s, _ := newTestStore(t, historySettings)
 	h := s.History(0)
-	if len(h.Times) != 0 || h.Interval != 10*time.Second || h.Retention != time.Minute {
+	if len(h.Times) != 0 || h.Interval != 10*time.Second || h.Retention != time.Minute ||
+		len(h.Requests) != len(probe.Outcomes) || len(h.Errors) != len(HistoryErrorTypes()) ||
+		len(h.Dropped) != len(probe.DropReasons) || len(h.Percentiles) != len(HistoryQuantities) {
 		t.Errorf("history = %+v", h)
 	}
 }
