@@ -50,7 +50,11 @@ func Assets() fs.FS {
 }
 
 // RenderOverview writes the overview page of o.
-func RenderOverview(w io.Writer, o *Overview) error { return pages.ExecuteTemplate(w, "overview.html", o) }
+func RenderOverview(w io.Writer, o *Overview) error {
+	return pages.ExecuteTemplate(w, "overview.html", o)
+}
 
 // RenderTarget writes the page of one target.
-func RenderTarget(w io.Writer, p *TargetPage) error { return pages.ExecuteTemplate(w, "target.html", p) }
+func RenderTarget(w io.Writer, p *TargetPage) error {
+	return pages.ExecuteTemplate(w, "target.html", p)
+}
