@@ -24,10 +24,13 @@ type apiWindowDoc struct {
 	} `json:"requests_per_second"`
 	Summaries map[string]struct {
 		Successful struct {
-			Count int64    `json:"count"`
-			Mean  *float64 `json:"mean"`
-			Min   *float64 `json:"min"`
-			Max   *float64 `json:"max"`
+			Count    int64    `json:"count"`
+			Mean     *float64 `json:"mean"`
+			Min      *float64 `json:"min"`
+			Max      *float64 `json:"max"`
+			Weighted bool     `json:"weighted"`
+			Variance *float64 `json:"variance"`
+			StdDev   *float64 `json:"std_dev"`
 		} `json:"successful"`
 	} `json:"summaries"`
 	Records struct {
@@ -94,6 +97,16 @@ targets:
 	}
 	if out := w.Summaries["output_tokens"].Successful; out.Min == nil || *out.Min != 8 || *out.Max != 8 {
 		t.Errorf("output tokens min %v max %v, want 8", out.Min, out.Max)
+	}
+	// The token-weighted summaries have a population variance and its
+	// root, within Popoviciu's bound ((max − min)/2)².
+	for _, m := range []string{"inter_token_latency", "time_per_output_token"} {
+		w := w.Summaries[m].Successful
+		if !w.Weighted || w.Variance == nil || w.StdDev == nil || *w.Variance < 0 ||
+			math.Abs(*w.StdDev**w.StdDev-*w.Variance) > 1e-12 || *w.Variance > math.Pow((*w.Max-*w.Min)/2, 2)*(1+1e-9) {
+			t.Errorf("%s: weighted %v variance %v std_dev %v (min %v, max %v); want a weighted variance in [0, ((max − min)/2)²] and its root",
+				m, w.Weighted, w.Variance, w.StdDev, w.Min, w.Max)
+		}
 	}
 	// Every request of the window is evaluated under the 60 s latency bound
 	// (none is incomplete while the run goes on), and the successful ones
