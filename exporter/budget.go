@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/prometheus/otlptranslator"
+
+	"github.com/llmprober/llmprober/slo"
 )
 
 // sdkCardinalityLimit is the OpenTelemetry SDK's default limit of
@@ -191,7 +193,8 @@ var windowGaugeTable = func() []windowGauge {
 	}
 	tokLevels := func(_ *Target, g *WindowGauges) int { return b2i(g.Tokens) * len(tokenMetrics) * len(g.Levels) }
 	tokMeans := func(_ *Target, g *WindowGauges) int { return b2i(g.Tokens) * len(tokenMetrics) }
-	slo := func(t *Target, g *WindowGauges) int { return b2i(g.SLO) * len(t.Objectives) }
+	objectives := func(t *Target, g *WindowGauges) int { return b2i(g.SLO) * len(t.Objectives) }
+	verdicts := func(t *Target, g *WindowGauges) int { return len(slo.Judgements) * objectives(t, g) }
 	iv := func(f func(*Target, *WindowGauges) int) func(*Target, *WindowGauges) int {
 		return func(t *Target, g *WindowGauges) int { return b2i(g.Intervals) * f(t, g) }
 	}
@@ -219,12 +222,13 @@ var windowGaugeTable = func() []windowGauge {
 		{InstrumentWindowTokensMean, "{token}", tokMeans},
 		{InstrumentWindowTokensMean + "_ci_lower", "{token}", iv(tokMeans)},
 		{InstrumentWindowTokensMean + "_ci_upper", "{token}", iv(tokMeans)},
-		{InstrumentWindowSLOEvaluated, "{request}", slo},
-		{InstrumentWindowSLOAttainment, "", slo},
-		{InstrumentWindowSLOAttainment + "_ci_lower", "", iv(slo)},
-		{InstrumentWindowSLOAttainment + "_ci_upper", "", iv(slo)},
-		{InstrumentWindowGoodput, "{request}/s", slo},
-		{InstrumentWindowTokenGoodput, "{token}/s", slo},
+		{InstrumentWindowSLOEvaluated, "{request}", objectives},
+		{InstrumentWindowSLOAttainment, "", objectives},
+		{InstrumentWindowSLOAttainment + "_ci_lower", "", iv(objectives)},
+		{InstrumentWindowSLOAttainment + "_ci_upper", "", iv(objectives)},
+		{InstrumentWindowGoodput, "{request}/s", objectives},
+		{InstrumentWindowTokenGoodput, "{token}/s", objectives},
+		{InstrumentWindowSLOVerdict, "", verdicts},
 	}
 }()
 

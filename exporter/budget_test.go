@@ -49,11 +49,11 @@ func TestSeriesBudgetDefaultHTTPTarget(t *testing.T) {
 	gauges := 1 + 3 + 1 + 1 + 1 + 1
 	// Window gauges per window: length, approximate, p99 of 7 durations
 	// (latency, TTFT, TTFOT, ITL, TPOT, dispatch delay, scheduled latency),
-	// evaluated, attainment, goodput, token goodput.
-	windows := 3 * (2 + 7 + 4)
+	// evaluated, attainment, goodput, token goodput, verdict (3 states).
+	windows := 3 * (2 + 7 + 4 + 3)
 	want := histograms + counters + gauges + windows
-	if want != 475 || b.Targets[0] != want || b.Shared != 2 || b.Total != want+2 {
-		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 475), 2 (build info, heartbeat), %d",
+	if want != 484 || b.Targets[0] != want || b.Shared != 2 || b.Total != want+2 {
+		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 484), 2 (build info, heartbeat), %d",
 			b.Targets[0], b.Shared, b.Total, want, want+2)
 	}
 	// The largest instrument is the p99 gauge: 7 durations × 3 windows.
@@ -83,19 +83,19 @@ func TestSeriesBudgetScales(t *testing.T) {
 	}
 	two := http
 	two.Objectives = []slo.Objective{k8sObjective, second}
-	// A window adds 2 + 7 + 4; the realtime target has no phases (−56),
+	// A window adds 2 + 7 + 4 + 3; the realtime target has no phases (−56),
 	// two round-trip histograms of 21 + 3 (+48) and two more p99 gauges per
 	// window (+6); a second objective set adds 2 + 13 counters (its
-	// reasons: 9 + latency), 2 gauges and 4 per window, and its 10 s
+	// reasons: 9 + latency), 2 gauges and 4 + 3 per window, and its 10 s
 	// threshold is a boundary already.
 	for _, tc := range []struct {
 		name      string
 		got, want int
 	}{
-		{"one window", cost([]Target{http}, 1), 475 - 2*13},
-		{"four windows", cost([]Target{http}, 4), 475 + 13},
-		{"realtime", cost([]Target{rt}, 3), 475 - 56 + 48 + 6},
-		{"two objective sets", cost([]Target{two}, 3), 475 + 1 + 1 + 10 + 2 + 3*4 + 9},
+		{"one window", cost([]Target{http}, 1), 484 - 2*16},
+		{"four windows", cost([]Target{http}, 4), 484 + 16},
+		{"realtime", cost([]Target{rt}, 3), 484 - 56 + 48 + 6},
+		{"two objective sets", cost([]Target{two}, 3), 484 + 1 + 1 + 10 + 2 + 3*(4+3) + 9},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %d series per target, want %d", tc.name, tc.got, tc.want)
@@ -111,8 +111,8 @@ func TestSeriesBudgetScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The largest instrument is non-conforming requests: 200 × (11 + 10).
-	if l := b.Largest(); b.Total != 200*510+2 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
-		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*510+2)
+	if l := b.Largest(); b.Total != 200*528+2 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
+		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*528+2)
 	}
 }
 

@@ -9,22 +9,7 @@ import (
 	"github.com/llmprober/llmprober/slo/window"
 )
 
-// verdictOf is the SLO verdict of a window's attainment: met when the
-// interval's lower bound reaches the target, breached when its upper bound
-// is below it, inconclusive otherwise and without an interval.
-func verdictOf(a *window.Attainment) string {
-	switch {
-	case a.CI == nil:
-		return "inconclusive"
-	case a.CI.Lo >= a.Target:
-		return "met"
-	case a.CI.Hi < a.Target:
-		return "breached"
-	}
-	return "inconclusive"
-}
-
-// verdictTexts are the badges' words.
+// verdictTexts are the badges' words for the verdicts of slo.Judge.
 var verdictTexts = map[string]string{"met": "met", "breached": "breaching", "inconclusive": "not enough data"}
 
 // overview fills the overview's rows from statuses and the windows (w may
@@ -77,7 +62,7 @@ func (w *Windows) overviewFigures(page *web.Overview, row *web.OverviewTarget, s
 	}
 	for i := range longest.Objectives {
 		a := &longest.Objectives[i]
-		v := verdictOf(a)
+		v := a.Verdict.String()
 		row.Objectives = append(row.Objectives, web.Objective{Name: a.Objective, Verdict: v, Text: verdictTexts[v],
 			Attainment: objectiveWindows(snaps, i)})
 	}

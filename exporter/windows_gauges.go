@@ -214,7 +214,7 @@ type windowAttrs struct {
 	metricOpt     map[window.Metric]metric.ObserveOption
 	percentileOpt map[window.Metric][]metric.ObserveOption
 	// objectiveOpt are by objective set, in the store's order.
-	objectiveOpt []metric.ObserveOption
+	objectiveOpt []windowObjectiveOpts
 }
 
 // newWindowAttrs precomputes every attribute set of target's window, whose

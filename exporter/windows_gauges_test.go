@@ -40,8 +40,12 @@ import (
 // s): A conforms, B does not; attainment 1/2 with Wilson interval at 0.95
 // (z = 1.959964, z²/n = 1.9207294): centre 0.5, half-width
 // z/2.9207294 · √(0.25/2 + 1.9207294/8) = 0.4054688; goodput 1/30 requests
-// and 4/30 output tokens per second.
+// and 4/30 output tokens per second; the verdict against 0.99 is breached
+// (upper bound 0.9055 < 0.99).
 var goldenWindow = `
+llmprober_window_slo_verdict{objective="fast",target="w",verdict="breached",window="1m"} 1
+llmprober_window_slo_verdict{objective="fast",target="w",verdict="inconclusive",window="1m"} 0
+llmprober_window_slo_verdict{objective="fast",target="w",verdict="met",window="1m"} 0
 llmprober_window_goodput_output_tokens_per_second{objective="fast",target="w",window="1m"} 0.13333333333333333
 llmprober_window_goodput_requests_per_second{objective="fast",target="w",window="1m"} 0.03333333333333333
 llmprober_window_slo_attainment{objective="fast",target="w",window="1m"} 0.5
@@ -267,6 +271,8 @@ func TestWindowCardinality(t *testing.T) {
 		"llmprober_window_slo_evaluated_requests":           30 * 4,
 		"llmprober_window_goodput_requests_per_second":      30 * 4,
 		"llmprober_window_goodput_output_tokens_per_second": 30 * 4,
+		// × 4 objective sets × 3 verdict states.
+		"llmprober_window_slo_verdict": 30 * 4 * 3,
 	}
 	for name, n := range want {
 		mf := fams[name]

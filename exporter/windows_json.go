@@ -67,14 +67,15 @@ type apiWindow struct {
 	Records               *recordsRef           `json:"records,omitempty"`
 }
 
-// apiObjective is one objective set's attainment and goodput in a window;
-// the counts are null before measuring began.
+// apiObjective is one objective set's attainment, verdict and goodput in a
+// window; the counts and the verdict are null before measuring began.
 type apiObjective struct {
 	TargetAttainment             float64      `json:"target_attainment"`
 	Evaluated                    *int64       `json:"evaluated"`
 	Conforming                   *int64       `json:"conforming"`
 	Attainment                   *float64     `json:"attainment"`
 	AttainmentCI                 *apiInterval `json:"attainment_ci"`
+	Verdict                      *string      `json:"verdict"`
 	GoodputRequestsPerSecond     *float64     `json:"goodput_requests_per_second"`
 	GoodputOutputTokensPerSecond *float64     `json:"goodput_output_tokens_per_second"`
 }
@@ -274,7 +275,8 @@ func newAPIObjectives(s *window.Snapshot) orderedObject {
 		}
 		if s.Measuring {
 			evaluated, conforming := a.Evaluated, a.Conforming
-			o.Evaluated, o.Conforming = &evaluated, &conforming
+			verdict := a.Verdict.String()
+			o.Evaluated, o.Conforming, o.Verdict = &evaluated, &conforming, &verdict
 		}
 		out = append(out, keyValue{a.Objective, o})
 	}

@@ -130,19 +130,19 @@ func sum(ns []int64) int64 {
 	return t
 }
 
-// attainmentText is "attainment 80.0% [49.0, 94.3] of 99%, goodput
-// 0.800/s", without the interval when it is absent, or absent without
-// evaluated requests.
+// attainmentText is "attainment 80.0% [49.0, 94.3] of 99%: breached,
+// goodput 0.800/s", without the interval when it is absent, or
+// "inconclusive: no evaluated request".
 func attainmentText(a window.Attainment) string {
 	if a.Ratio == nil {
-		return absent
+		return "inconclusive: no evaluated request"
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
 	text := "attainment " + pct(*a.Ratio) + "%"
 	if a.CI != nil {
 		text += " [" + pct(a.CI.Lo) + ", " + pct(a.CI.Hi) + "]"
 	}
-	text += " of " + strconv.FormatFloat(100*a.Target, 'f', -1, 64) + "%"
+	text += " of " + strconv.FormatFloat(100*a.Target, 'f', -1, 64) + "%: " + a.Verdict.String()
 	if a.Goodput != nil {
 		text += ", goodput " + rateText(a.Goodput)
 	}

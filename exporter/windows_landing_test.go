@@ -3,6 +3,7 @@ package exporter
 import (
 	"testing"
 
+	"github.com/llmprober/llmprober/slo"
 	"github.com/llmprober/llmprober/slo/stats"
 	"github.com/llmprober/llmprober/slo/window"
 )
@@ -28,11 +29,15 @@ func TestWindowFigureText(t *testing.T) {
 		{"estimated percentile", percentileText(window.Summary{Approximate: true, Summary: stats.Summary{Percentiles: pcts(f(0.0951), nil)}}, stats.P99, 0.95), "≈95.1 ms"},
 		{"no percentile", percentileText(window.Summary{Summary: stats.Summary{Percentiles: pcts(nil, nil)}}, stats.P99, 0.95), "—"},
 		// 8 of 10 conforming over 10 s: Wilson [0.4902, 0.9433] at 0.95.
-		{"attainment", attainmentText(window.Attainment{Target: 0.99, Ratio: f(0.8), CI: &stats.Interval{Lo: 0.4902, Hi: 0.9433}, Goodput: f(0.8)}),
-			"attainment 80.0% [49.0, 94.3] of 99%, goodput 0.800/s"},
+		{"attainment", attainmentText(window.Attainment{Target: 0.99, Ratio: f(0.8), CI: &stats.Interval{Lo: 0.4902, Hi: 0.9433},
+			Verdict: slo.Breached, Goodput: f(0.8)}),
+			"attainment 80.0% [49.0, 94.3] of 99%: breached, goodput 0.800/s"},
+		{"attainment met", attainmentText(window.Attainment{Target: 0.4, Ratio: f(0.8), CI: &stats.Interval{Lo: 0.4902, Hi: 0.9433},
+			Verdict: slo.Met, Goodput: f(0.8)}),
+			"attainment 80.0% [49.0, 94.3] of 40%: met, goodput 0.800/s"},
 		{"attainment without interval", attainmentText(window.Attainment{Target: 0.999, Ratio: f(1), Goodput: f(0.25)}),
-			"attainment 100.0% of 99.9%, goodput 0.250/s"},
-		{"nothing evaluated", attainmentText(window.Attainment{Target: 0.99, Goodput: f(0)}), "—"},
+			"attainment 100.0% of 99.9%: inconclusive, goodput 0.250/s"},
+		{"nothing evaluated", attainmentText(window.Attainment{Target: 0.99, Goodput: f(0)}), "inconclusive: no evaluated request"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

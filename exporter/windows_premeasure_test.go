@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
@@ -25,7 +26,9 @@ func TestWindowBeforeMeasureStart(t *testing.T) {
 			m, o := newTestMetrics(t, alpha)
 			clk := fakeAt(t0)
 			st, err := window.NewStore("alpha", window.Settings{Windows: []time.Duration{time.Minute},
-				Confidence: 0.95, Warmup: 10 * time.Second, Clock: clk, CacheTTL: -1})
+				Confidence: 0.95, Warmup: 10 * time.Second, Clock: clk, CacheTTL: -1,
+				Objectives: []slo.Objective{{Name: "fast", Attainment: 0.99, Period: time.Hour,
+					Thresholds: []slo.Threshold{{Quantity: slo.Latency, Max: time.Second}}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,6 +53,15 @@ func TestWindowBeforeMeasureStart(t *testing.T) {
 			for _, k := range []string{"start", "end", "length_seconds", "requests", "output_tokens", "prompt_tokens", "concurrency"} {
 				if got := string(doc[k]); got != "null" {
 					t.Errorf("%s = %s, want null", k, got)
+				}
+			}
+			var objectives map[string]map[string]json.RawMessage
+			if err := json.Unmarshal(doc["objectives"], &objectives); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"evaluated", "conforming", "verdict"} {
+				if got := string(objectives["fast"][k]); got != "null" {
+					t.Errorf("objectives.fast.%s = %s, want null", k, got)
 				}
 			}
 			if got := string(doc["measuring"]); got != "false" {

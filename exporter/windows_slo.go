@@ -1,9 +1,12 @@
 package exporter
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/llmprober/llmprober/slo"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
@@ -24,12 +27,20 @@ const (
 	// InstrumentWindowTokenGoodput is output tokens of conforming requests
 	// per second: llmprober_window_goodput_output_tokens_per_second.
 	InstrumentWindowTokenGoodput = "llmprober.window.goodput.output_tokens"
+	// InstrumentWindowSLOVerdict is the window's three-way verdict (slo.Judge)
+	// as a state set, label verdict one of met, breached, inconclusive: 1
+	// for the current verdict, 0 for the other two:
+	// llmprober_window_slo_verdict.
+	InstrumentWindowSLOVerdict = "llmprober.window.slo.verdict"
 )
+
+// labelVerdict is the label of the verdict's state set.
+const labelVerdict = "verdict"
 
 // windowSLOInstruments are the window SLO gauges.
 type windowSLOInstruments struct {
 	attainment, attainmentLo, attainmentHi, goodput, tokenGoodput metric.Float64ObservableGauge
-	evaluated                                                     metric.Int64ObservableGauge
+	evaluated, verdict                                            metric.Int64ObservableGauge
 }
 
 // newWindowSLOInstruments creates the window SLO gauges with the constructors of
@@ -49,33 +60,52 @@ func newWindowSLOInstruments(gauge func(name, unit, desc string) metric.Float64O
 			"Conforming requests that ended in the window per second of its effective length, per objective set."),
 		tokenGoodput: gauge(InstrumentWindowTokenGoodput, "{token}/s",
 			"Output tokens of the conforming requests that ended in the window per second of its effective length."),
+		verdict: intGauge(InstrumentWindowSLOVerdict, "",
+			"Verdict on the objective set in the window, 1 for the current one of met (attainment interval's lower bound ≥ target), "+
+				"breached (its upper bound < target) and inconclusive (otherwise, no evaluated request, or intervals off), 0 for the others."),
 	}
 }
 
 // all lists the instruments.
 func (in *windowSLOInstruments) all() []metric.Observable {
-	return []metric.Observable{in.attainment, in.attainmentLo, in.attainmentHi, in.evaluated, in.goodput, in.tokenGoodput}
+	return []metric.Observable{in.attainment, in.attainmentLo, in.attainmentHi, in.evaluated, in.goodput, in.tokenGoodput, in.verdict}
+}
+
+// windowObjectiveOpts are the attribute sets of one objective set in a window:
+// opt of its gauges, verdict of its verdict states in the order of
+// slo.Judgements.
+type windowObjectiveOpts struct {
+	opt     metric.ObserveOption
+	verdict []metric.ObserveOption
 }
 
 // windowObjectiveAttrs returns the attribute sets of the objective sets, in
 // order, extending base (target and window).
-func windowObjectiveAttrs(base []attribute.KeyValue, names []string) []metric.ObserveOption {
-	out := make([]metric.ObserveOption, 0, len(names))
+func windowObjectiveAttrs(base []attribute.KeyValue, names []string) []windowObjectiveOpts {
+	out := make([]windowObjectiveOpts, 0, len(names))
 	for _, n := range names {
 		kv := append(append([]attribute.KeyValue(nil), base...), attribute.String(labelObjective, n))
-		out = append(out, metric.WithAttributeSet(attribute.NewSet(kv...)))
+		a := windowObjectiveOpts{opt: metric.WithAttributeSet(attribute.NewSet(kv...))}
+		for _, j := range slo.Judgements {
+			state := append(slices.Clone(kv), attribute.String(labelVerdict, j.String()))
+			a.verdict = append(a.verdict, metric.WithAttributeSet(attribute.NewSet(state...)))
+		}
+		out = append(out, a)
 	}
 	return out
 }
 
 // observeSLO reports the snapshot's attainment and goodput per objective
 // set, with the attainment's interval when intervals.
-func observeSLO(o metric.Observer, in *windowSLOInstruments, intervals bool, opts []metric.ObserveOption, snap *window.Snapshot) {
+func observeSLO(o metric.Observer, in *windowSLOInstruments, intervals bool, opts []windowObjectiveOpts, snap *window.Snapshot) {
 	for i, a := range snap.Objectives {
 		if i >= len(opts) {
 			return
 		}
-		opt := opts[i]
+		opt := opts[i].opt
+		for k, j := range slo.Judgements {
+			o.ObserveInt64(in.verdict, int64(b2i(a.Verdict == j)), opts[i].verdict[k])
+		}
 		o.ObserveInt64(in.evaluated, a.Evaluated, opt)
 		observeFloat(o, in.attainment, a.Ratio, opt)
 		if a.CI != nil && intervals {

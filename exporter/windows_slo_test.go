@@ -45,6 +45,7 @@ func TestWindowAPIObjectives(t *testing.T) {
 			Conforming *int64        `json:"conforming"`
 			Attainment *float64      `json:"attainment"`
 			CI         *jsonInterval `json:"attainment_ci"`
+			Verdict    *string       `json:"verdict"`
 			Goodput    *float64      `json:"goodput_requests_per_second"`
 			Tokens     *float64      `json:"goodput_output_tokens_per_second"`
 		} `json:"objectives"`
@@ -59,6 +60,10 @@ func TestWindowAPIObjectives(t *testing.T) {
 	if f.Attainment == nil || *f.Attainment != 0.8 || f.CI == nil ||
 		math.Abs(f.CI.Lower-0.4901631) > 1e-6 || math.Abs(f.CI.Upper-0.9433177) > 1e-6 {
 		t.Errorf("attainment %v CI %+v; want 0.8 [0.4901631, 0.9433177]", f.Attainment, f.CI)
+	}
+	// The interval's upper bound 0.9433 is below the target 0.99.
+	if f.Verdict == nil || *f.Verdict != "breached" {
+		t.Errorf("verdict %v; want breached", f.Verdict)
 	}
 	if f.Goodput == nil || math.Abs(*f.Goodput-0.8) > 1e-12 || f.Tokens == nil || math.Abs(*f.Tokens-4) > 1e-12 {
 		t.Errorf("goodput %v, %v; want 0.8 requests/s, 4 tokens/s", f.Goodput, f.Tokens)

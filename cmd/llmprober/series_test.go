@@ -43,9 +43,9 @@ func runCheck(t *testing.T, args ...string) (int, string) {
 	return exitCode(err), text
 }
 
-// A target without objectives costs the 475 series of the README's default
-// target less its objective set: 1 + 1 + 11 counters, 2 gauges and 4
-// window gauges in each of 3 windows, so 448; build info and the
+// A target without objectives costs the 484 series of the README's default
+// target less its objective set: 1 + 1 + 11 counters, 2 gauges and 7
+// window gauges (4 and the verdict's 3 states) in each of 3 windows, so 448; build info and the
 // heartbeat are shared.
 func TestCheckPrintsSeriesBudget(t *testing.T) {
 	code, out := runCheck(t, "--config", writeFile(t, "c.yml", targetsConfig(2, "")))

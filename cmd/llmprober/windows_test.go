@@ -24,10 +24,13 @@ type apiWindowDoc struct {
 	} `json:"requests_per_second"`
 	Summaries map[string]struct {
 		Successful struct {
-			Count int64    `json:"count"`
-			Mean  *float64 `json:"mean"`
-			Min   *float64 `json:"min"`
-			Max   *float64 `json:"max"`
+			Count    int64    `json:"count"`
+			Mean     *float64 `json:"mean"`
+			Min      *float64 `json:"min"`
+			Max      *float64 `json:"max"`
+			Weighted bool     `json:"weighted"`
+			Variance *float64 `json:"variance"`
+			StdDev   *float64 `json:"std_dev"`
 		} `json:"successful"`
 	} `json:"summaries"`
 	Records struct {
@@ -38,6 +41,7 @@ type apiWindowDoc struct {
 		Conforming *int64   `json:"conforming"`
 		Attainment *float64 `json:"attainment"`
 		Goodput    *float64 `json:"goodput_requests_per_second"`
+		Verdict    *string  `json:"verdict"`
 	} `json:"objectives"`
 }
 
@@ -94,6 +98,16 @@ targets:
 	if out := w.Summaries["output_tokens"].Successful; out.Min == nil || *out.Min != 8 || *out.Max != 8 {
 		t.Errorf("output tokens min %v max %v, want 8", out.Min, out.Max)
 	}
+	// The token-weighted summaries have a population variance and its
+	// root, within Popoviciu's bound ((max − min)/2)².
+	for _, m := range []string{"inter_token_latency", "time_per_output_token"} {
+		w := w.Summaries[m].Successful
+		if !w.Weighted || w.Variance == nil || w.StdDev == nil || *w.Variance < 0 ||
+			math.Abs(*w.StdDev**w.StdDev-*w.Variance) > 1e-12 || *w.Variance > math.Pow((*w.Max-*w.Min)/2, 2)*(1+1e-9) {
+			t.Errorf("%s: weighted %v variance %v std_dev %v (min %v, max %v); want a weighted variance in [0, ((max − min)/2)²] and its root",
+				m, w.Weighted, w.Variance, w.StdDev, w.Min, w.Max)
+		}
+	}
 	// Every request of the window is evaluated under the 60 s latency bound
 	// (none is incomplete while the run goes on), and the successful ones
 	// conform: goodput = successful requests ÷ length.
@@ -103,8 +117,29 @@ targets:
 		math.Abs(*o.Goodput-float64(*o.Conforming)/w.LengthSeconds) > 1e-9*(*o.Goodput) {
 		t.Errorf("objective lenient %+v; want %d conforming, goodput = conforming ÷ %v s", o, w.Requests.Successful, w.LengthSeconds)
 	}
+	// With every request conforming, the Wilson lower bound at 0.9 (z =
+	// 1.6448536) is n/(n + z²): 24/26.7055 = 0.8987 < 0.9 is inconclusive,
+	// 25/27.7055 = 0.9024 met. The verdict turns met by 25 requests.
+	eventually(t, 20*time.Second, "the 1m window's verdict met", func() bool {
+		_, body := r.get(t, "/api/v1/targets/win/windows/1m")
+		w = apiWindowDoc{}
+		if err := json.Unmarshal([]byte(body), &w); err != nil {
+			t.Fatalf("window API: %v\n%s", err, body)
+		}
+		o := w.Objectives["lenient"]
+		if o.Verdict == nil || o.Evaluated == nil || o.Conforming == nil {
+			t.Fatalf("objective lenient %+v: verdict or counts null while measuring", o)
+		}
+		if *o.Conforming == *o.Evaluated && (*o.Verdict == "met") != (*o.Evaluated >= 25) {
+			t.Fatalf("%d of %d conforming, verdict %s; want met from 25 on, inconclusive below", *o.Conforming, *o.Evaluated, *o.Verdict)
+		}
+		return *o.Verdict == "met"
+	})
 	_, metrics := r.scrape(t)
 	for _, want := range []string{
+		`llmprober_window_slo_verdict{objective="lenient",target="win",verdict="met",window="1m"} 1`,
+		`llmprober_window_slo_verdict{objective="lenient",target="win",verdict="breached",window="1m"} 0`,
+		`llmprober_window_slo_verdict{objective="lenient",target="win",verdict="inconclusive",window="1m"} 0`,
 		`llmprober_window_finished_requests{status="successful",target="win",window="1m"}`,
 		`llmprober_window_percentile_seconds{metric="request_latency",percentile="p50",target="win",window="5m"}`,
 		`llmprober_window_mean_seconds{metric="time_to_first_token",target="win",window="1m"}`,
@@ -125,7 +160,8 @@ targets:
 	if code, body := r.get(t, "/api/v1/targets/nope/windows/1m"); code != http.StatusNotFound || !strings.Contains(body, `"error"`) {
 		t.Errorf("unknown target: %d %s", code, body)
 	}
-	if _, page := r.get(t, "/targets/win"); !strings.Contains(page, "Rolling windows") || !strings.Contains(page, "<td>5m</td>") {
+	if _, page := r.get(t, "/targets/win"); !strings.Contains(page, "Rolling windows") || !strings.Contains(page, "<td>5m</td>") ||
+		!strings.Contains(page, "of 90%: met") {
 		t.Error("the target page has no window table")
 	}
 	if err := r.stop(); !isCanceled(err) {

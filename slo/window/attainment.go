@@ -27,6 +27,10 @@ type Attainment struct {
 	// CI is the Wilson score interval of Ratio at the window's confidence;
 	// nil when Evaluated is 0 or intervals are off.
 	CI *stats.Interval
+	// Verdict is slo.Judge's call on the window: Met when CI's lower bound
+	// ≥ Target, Breached when its upper bound < Target, Inconclusive
+	// otherwise, without evaluated requests and when intervals are off.
+	Verdict slo.Judgement
 	// ConformingOutputTokens sums the known output tokens of the
 	// conforming requests.
 	ConformingOutputTokens int64
@@ -90,6 +94,7 @@ func attainments(objectives []slo.Objective, counts []sloCount, win stats.Window
 			a.Ratio = &r
 			if lo, hi, ok := stats.Wilson(a.Conforming, a.Evaluated, confidence); ok && confidence > 0 {
 				a.CI = &stats.Interval{Lo: lo, Hi: hi}
+				a.Verdict = slo.JudgeInterval(*a.CI, a.Target)
 			}
 		}
 		if r, ok := stats.Rate(float64(a.Conforming), win); ok {

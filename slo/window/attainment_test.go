@@ -2,6 +2,7 @@ package window
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,8 +92,8 @@ func TestAttainmentAbsent(t *testing.T) {
 	finish(s, req{seq: 1, targeted: -1, start: 0, first: 100, firstOut: 100, last: 200, end: 300, outcome: probe.Incomplete, output: 1})
 	clk.Set(at(10000))
 	a := s.Current(10 * time.Second).Objectives[0]
-	if a.Evaluated != 0 || a.Ratio != nil || a.CI != nil || val(a.Goodput) != 0 {
-		t.Errorf("only an incomplete request: %+v; want 0 evaluated, no ratio or interval, goodput 0", a)
+	if a.Evaluated != 0 || a.Ratio != nil || a.CI != nil || val(a.Goodput) != 0 || a.Verdict != slo.Inconclusive {
+		t.Errorf("only an incomplete request: %+v; want 0 evaluated, no ratio or interval, goodput 0, inconclusive", a)
 	}
 	off, err := NewStore(target, Settings{Windows: []time.Duration{10 * time.Second}, Confidence: 0, CacheTTL: -1,
 		Clock: newFakeAt(t0), Objectives: []slo.Objective{latencyObjective}, Warmup: time.Second})
@@ -104,8 +105,31 @@ func TestAttainmentAbsent(t *testing.T) {
 		t.Errorf("before measuring: %+v; want no figures", a)
 	}
 	finish(off, req{seq: 1, targeted: -1, start: 1000, first: 1100, firstOut: 1100, last: 1200, end: 1300, output: 3})
-	if a := off.Snapshot(at(2000), 10*time.Second).Objectives[0]; a.Conforming != 1 || val(a.Ratio) != 1 || a.CI != nil {
-		t.Errorf("intervals off: %+v; want 1 conforming, ratio 1, no interval", a)
+	if a := off.Snapshot(at(2000), 10*time.Second).Objectives[0]; a.Conforming != 1 || val(a.Ratio) != 1 || a.CI != nil ||
+		a.Verdict != slo.Inconclusive {
+		t.Errorf("intervals off: %+v; want 1 conforming, ratio 1, no interval, inconclusive", a)
+	}
+}
+
+// TestAttainmentVerdict judges the 8 of 10 of attainmentRequests, Wilson
+// interval [0.4902, 0.9433] at 0.95, against three targets: 0.4 is met
+// (0.4902 ≥ 0.4), 0.9 inconclusive, 0.99 breached (0.9433 < 0.99).
+func TestAttainmentVerdict(t *testing.T) {
+	var objectives []slo.Objective
+	for _, target := range []float64{0.4, 0.9, 0.99} {
+		o := latencyObjective
+		o.Name, o.Attainment = strconv.FormatFloat(target, 'f', -1, 64), target
+		objectives = append(objectives, o)
+	}
+	s, clk := newTestStore(t, Settings{Windows: []time.Duration{10 * time.Second}, Objectives: objectives})
+	finish(s, attainmentRequests(0, 500)...)
+	clk.Set(at(10000))
+	var got []string
+	for _, a := range s.Current(10 * time.Second).Objectives {
+		got = append(got, a.Objective+" "+a.Verdict.String())
+	}
+	if want := "0.4 met, 0.9 inconclusive, 0.99 breached"; strings.Join(got, ", ") != want {
+		t.Errorf("verdicts %q, want %q", strings.Join(got, ", "), want)
 	}
 }
 

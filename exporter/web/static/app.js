@@ -44,24 +44,19 @@
   }
 
   function attainmentText(o) {
-    if (!o || o.attainment == null) return ABSENT;
+    if (!o) return ABSENT;
+    if (o.attainment == null) return "inconclusive: no evaluated request";
     let t = "attainment " + pct(o.attainment) + "%";
     if (o.attainment_ci) t += " [" + pct(o.attainment_ci.lower) + ", " + pct(o.attainment_ci.upper) + "]";
-    t += " of " + String(100 * o.target_attainment) + "%";
+    t += " of " + String(100 * o.target_attainment) + "%: " + verdict(o);
     if (o.goodput_requests_per_second != null) t += ", goodput " + rateText(o.goodput_requests_per_second);
     return t;
   }
 
-  // verdict is the API's verdict when it has one, else the rule of the
-  // design: met when the attainment interval's lower bound reaches the
-  // target, breached when its upper bound is below it, else inconclusive.
+  // verdict is the API's verdict (slo.Judge); before measuring, when the
+  // API has none, inconclusive.
   function verdict(o) {
-    if (o.verdict) return o.verdict;
-    const ci = o.attainment_ci;
-    if (!ci) return "inconclusive";
-    if (ci.lower >= o.target_attainment) return "met";
-    if (ci.upper < o.target_attainment) return "breached";
-    return "inconclusive";
+    return o.verdict || "inconclusive";
   }
   const verdictText = { met: "met", breached: "breaching", inconclusive: "not enough data" };
 
