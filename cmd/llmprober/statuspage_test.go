@@ -175,21 +175,21 @@ func TestIntegrationStatusPage(t *testing.T) {
 	shots := t.ArtifactDir()
 	for _, scheme := range []string{"light", "dark"} {
 		for _, vp := range viewports {
-			setView(t, ctx, vp.width, vp.height, scheme)
-			checkOverview(t, ctx, r, scheme)
-			checkWidth(t, ctx, "overview", vp.width)
-			shoot(t, ctx, filepath.Join(shots, "overview-"+scheme+"-"+vp.name+".png"))
+			setView(ctx, t, vp.width, vp.height, scheme)
+			checkOverview(ctx, t, r, scheme)
+			checkWidth(ctx, t, "overview", vp.width)
+			shoot(ctx, t, filepath.Join(shots, "overview-"+scheme+"-"+vp.name+".png"))
 			if *screenshot && scheme == "light" && vp.name == "1280" {
-				shoot(t, ctx, filepath.Join("..", "..", "docs", "status-page.png"))
+				shoot(ctx, t, filepath.Join("..", "..", "docs", "status-page.png"))
 			}
 			for _, name := range targets {
-				checkTargetPage(t, ctx, r, name)
-				checkWidth(t, ctx, name, vp.width)
-				shoot(t, ctx, filepath.Join(shots, name+"-"+scheme+"-"+vp.name+".png"))
+				checkTargetPage(ctx, t, r, name)
+				checkWidth(ctx, t, name, vp.width)
+				shoot(ctx, t, filepath.Join(shots, name+"-"+scheme+"-"+vp.name+".png"))
 			}
 		}
 	}
-	checkRefresh(t, ctx, r)
+	checkRefresh(ctx, t, r)
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	for _, p := range log.problems {
@@ -231,7 +231,7 @@ func hasData(col json.RawMessage) bool {
 	return slices.ContainsFunc(vs, func(v *float64) bool { return v != nil })
 }
 
-func setView(t *testing.T, ctx context.Context, w, h int64, scheme string) {
+func setView(ctx context.Context, t *testing.T, w, h int64, scheme string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h)); err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func setView(t *testing.T, ctx context.Context, w, h int64, scheme string) {
 }
 
 // load opens path and waits until its script has refreshed once.
-func load(t *testing.T, ctx context.Context, r *running, path string) {
+func load(ctx context.Context, t *testing.T, r *running, path string) {
 	t.Helper()
 	err := chromedp.Do(ctx, chromedp.Navigate(r.base+path), pollTrue(`window.llmprober && window.llmprober.refreshes >= 1`))
 	if err != nil {
@@ -251,7 +251,7 @@ func load(t *testing.T, ctx context.Context, r *running, path string) {
 	}
 }
 
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](ctx context.Context, t *testing.T, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {
@@ -262,15 +262,15 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 
 // checkOverview compares the overview's badges with the API's verdicts of
 // each target's longest window, and checks that every sparkline drew data.
-func checkOverview(t *testing.T, ctx context.Context, r *running, scheme string) {
+func checkOverview(ctx context.Context, t *testing.T, r *running, scheme string) {
 	t.Helper()
-	load(t, ctx, r, "/?refresh=1")
+	load(ctx, t, r, "/?refresh=1")
 	type badge struct{ Target, Objective, Verdict, Text, Colour string }
 	// The page is read between two reads of the API; where these agree,
 	// the page must show their verdict (a refresh that falls in between
 	// may show either, and is compared with the one it read).
 	before := apiVerdicts(t, r)
-	badges := eval[[]badge](t, ctx, `[...document.querySelectorAll("tr[data-target] .objective")].map(d => {
+	badges := eval[[]badge](ctx, t, `[...document.querySelectorAll("tr[data-target] .objective")].map(d => {
 		const b = d.querySelector(".verdict");
 		return {Target: d.closest("tr").dataset.target, Objective: d.dataset.objective, Verdict: b.dataset.verdict,
 			Text: b.textContent, Colour: getComputedStyle(b).backgroundColor};
@@ -289,7 +289,7 @@ func checkOverview(t *testing.T, ctx context.Context, r *running, scheme string)
 			t.Errorf("%s: verdict %s on the page, %s and %s in the API", key, b.Verdict, before[key], v)
 		}
 	}
-	drawn := eval[map[string]bool](t, ctx, `Object.fromEntries(Object.entries(window.llmprober.sparks).map(([k, u]) =>
+	drawn := eval[map[string]bool](ctx, t, `Object.fromEntries(Object.entries(window.llmprober.sparks).map(([k, u]) =>
 		[k, u.data[0].length > 0 && u.data.slice(1).some(s => s.some(v => v != null))]))`)
 	if len(drawn) != 8 {
 		t.Errorf("%d sparklines, want 2 for each of the 4 targets: %v", len(drawn), drawn)
@@ -332,10 +332,10 @@ func apiVerdicts(t *testing.T, r *running) map[string]string {
 
 // checkTargetPage checks that every chart of name's page drew what its
 // history has: every quantity for a target with successful requests.
-func checkTargetPage(t *testing.T, ctx context.Context, r *running, name string) {
+func checkTargetPage(ctx context.Context, t *testing.T, r *running, name string) {
 	t.Helper()
-	load(t, ctx, r, "/targets/"+url.PathEscape(name)+"?refresh=1")
-	drawn := eval[map[string]bool](t, ctx, `Object.fromEntries(Object.entries(window.llmprober.charts).map(([k, u]) =>
+	load(ctx, t, r, "/targets/"+url.PathEscape(name)+"?refresh=1")
+	drawn := eval[map[string]bool](ctx, t, `Object.fromEntries(Object.entries(window.llmprober.charts).map(([k, u]) =>
 		[k, u.data[0].length > 0 && u.data.slice(1).some(s => s.some(v => v != null)) &&
 			u.root.querySelector("canvas").width > 0]))`)
 	h := historyOf(t, r, name)
@@ -356,18 +356,18 @@ func checkTargetPage(t *testing.T, ctx context.Context, r *running, name string)
 			t.Errorf("%s: chart %s drawn %v, history has data %v", name, q, drawn[q], hasData(cols["p50"]))
 		}
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#windows tbody tr").length`); n != 3 {
+	if n := eval[int](ctx, t, `document.querySelectorAll("#windows tbody tr").length`); n != 3 {
 		t.Errorf("%s: %d window rows, want 3", name, n)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#recent tbody tr").length`); n == 0 {
+	if n := eval[int](ctx, t, `document.querySelectorAll("#recent tbody tr").length`); n == 0 {
 		t.Errorf("%s: no recent request", name)
 	}
 }
 
 // checkWidth checks that the document is no wider than the viewport.
-func checkWidth(t *testing.T, ctx context.Context, page string, width int64) {
+func checkWidth(ctx context.Context, t *testing.T, page string, width int64) {
 	t.Helper()
-	if w := eval[int64](t, ctx, `document.documentElement.scrollWidth`); w > width {
+	if w := eval[int64](ctx, t, `document.documentElement.scrollWidth`); w > width {
 		t.Errorf("%s at %d px: the document is %d px wide", page, width, w)
 	}
 }
@@ -375,15 +375,15 @@ func checkWidth(t *testing.T, ctx context.Context, page string, width int64) {
 // checkRefresh checks that sim-chat's page redraws its figures from the
 // API without reloading: the requests sent since start grow, the page
 // object stays the same.
-func checkRefresh(t *testing.T, ctx context.Context, r *running) {
+func checkRefresh(ctx context.Context, t *testing.T, r *running) {
 	t.Helper()
-	load(t, ctx, r, "/targets/sim-chat?refresh=1")
-	before := eval[string](t, ctx, `window.__loaded = true; document.querySelector('[data-field="summary"] tr').children[7].textContent`)
+	load(ctx, t, r, "/targets/sim-chat?refresh=1")
+	before := eval[string](ctx, t, `window.__loaded = true; document.querySelector('[data-field="summary"] tr').children[7].textContent`)
 	if err := chromedp.Do(ctx, pollTrue(`window.llmprober.refreshes >= 3`)); err != nil {
 		t.Fatal(err)
 	}
-	after := eval[string](t, ctx, `document.querySelector('[data-field="summary"] tr').children[7].textContent`)
-	if !eval[bool](t, ctx, `window.__loaded === true`) || after == before {
+	after := eval[string](ctx, t, `document.querySelector('[data-field="summary"] tr').children[7].textContent`)
+	if !eval[bool](ctx, t, `window.__loaded === true`) || after == before {
 		t.Errorf("no refresh without reload: sent %s, then %s", before, after)
 	}
 }
@@ -397,7 +397,7 @@ func pollTrue(js string) chromedp.Action[chromedp.Void] {
 }
 
 // shoot writes a screenshot of the whole page to path.
-func shoot(t *testing.T, ctx context.Context, path string) {
+func shoot(ctx context.Context, t *testing.T, path string) {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -210,6 +210,7 @@
     const lat = row.querySelector('[data-spark="latency"]');
     const q = h.quantities[lat.dataset.quantity] || h.quantities.request_latency;
     if (q) drawSpark(row.dataset.target + "/latency", lat, h.times, [{ label: "p50", values: toMs(q.p50) }, { label: "p99", values: toMs(q.p99) }], "ms");
+    lat.toggleAttribute("data-empty", !q || !q.p50.some((v) => v != null));
     const ratio = h.times.map((_, i) => {
       const n = h.requests.successful[i] + h.requests.errored[i];
       return n > 0 ? (100 * h.requests.errored[i]) / n : null;
