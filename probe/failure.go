@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -88,7 +89,8 @@ type Redactor struct {
 
 // NewRedactor returns a Redactor of secrets; empty ones are ignored. Each
 // secret is also redacted as a server or a library might echo it:
-// URL-encoded (query and path escaping), JSON-escaped, and base64-encoded
+// URL-encoded (query and path escaping), JSON-escaped (with and without
+// the HTML escaping of <, > and &, and with / escaped or not), and base64-encoded
 // (standard and URL alphabets, with or without padding) at each of the
 // three alignments it can have inside a longer encoded text, such as the
 // base64 of "user:<key>" in a Basic credential; of an encoded form only
@@ -111,10 +113,7 @@ const minEncodedSecret = 8
 
 // secretForms returns s and its encoded forms (see NewRedactor).
 func secretForms(s string) []string {
-	forms := []string{s, url.QueryEscape(s), url.PathEscape(s)}
-	if b, err := json.Marshal(s); err == nil {
-		forms = append(forms, string(b[1:len(b)-1]))
-	}
+	forms := append([]string{s, url.QueryEscape(s), url.PathEscape(s)}, jsonForms(s)...)
 	for offset := range 3 {
 		forms = append(forms, base64Forms(s, offset)...)
 	}
@@ -123,6 +122,28 @@ func secretForms(s string) []string {
 		if f != s && len(f) >= minEncodedSecret {
 			out = append(out, f)
 		}
+	}
+	return out
+}
+
+// jsonForms returns s as the inside of a JSON string in the escapings
+// servers write: Go's (<, > and & as \u003c, \u003e, \u0026), without that
+// HTML escaping (Go's Encoder.SetEscapeHTML(false), Python, JavaScript,
+// and Go re-encoding a server's object), and each with / written \/ (PHP).
+func jsonForms(s string) []string {
+	var out []string
+	if b, err := json.Marshal(s); err == nil {
+		out = append(out, string(b[1:len(b)-1]))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) == nil {
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		out = append(out, string(b[1:len(b)-1]))
+	}
+	for _, f := range slices.Clone(out) {
+		out = append(out, strings.ReplaceAll(f, "/", `\/`))
 	}
 	return out
 }

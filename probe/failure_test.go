@@ -145,6 +145,11 @@ func TestRedactorEncodings(t *testing.T) {
 		"query escaped": "u=" + url.QueryEscape(key) + "&x",
 		"path escaped":  "/p/" + url.PathEscape(key) + "/q",
 		"JSON escaped":  `{"e":` + string(must(json.Marshal(key))) + `}`,
+		// Without Go's HTML escaping of <, > and & (Python, JavaScript, Go's
+		// Encoder.SetEscapeHTML(false)), and with / escaped (PHP).
+		"JSON escaped without HTML escaping": `{"e":"sk-Planted/Key+0123\"<&>=x"}`,
+		"JSON escaped with slashes":          `{"e":"sk-Planted\/Key+0123\"\u003c\u0026\u003e=x"}`,
+		"JSON escaped with slashes, no HTML": `{"e":"sk-Planted\/Key+0123\"<&>=x"}`,
 	} {
 		if got := r.Bound(in); !strings.Contains(got, "REDACTED") || strings.Contains(got, "Planted") {
 			t.Errorf("%s: %q → %q", name, in, got)

@@ -23,14 +23,23 @@ import (
 const hostileKey = `sk-PLANTED/0123+456789=abc"def<KEY>`
 
 // keyForms returns the forms in which hostileKey could leak, by name: as
-// is, URL-encoded, JSON-escaped, and the characters of its base64
+// is, URL-encoded, JSON-escaped (with and without HTML escaping, and with
+// / escaped), and the characters of its base64
 // encodings (standard and URL alphabets) that depend on the key alone, at
 // each of the three alignments it can have inside a longer base64 text.
 func keyForms(key string) map[string]string {
 	j, _ := json.Marshal(key)
+	var noHTML strings.Builder
+	enc := json.NewEncoder(&noHTML)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(key)
 	forms := map[string]string{
 		"raw": key, "query-escaped": url.QueryEscape(key), "path-escaped": url.PathEscape(key),
 		"JSON-escaped": string(j[1 : len(j)-1]),
+		// As a server's error object re-encoded without Go's HTML escaping
+		// shows it, and as JSON encoders that escape / write it.
+		"JSON-escaped without HTML escaping": strings.TrimSuffix(noHTML.String(), "\"\n")[1:],
+		"JSON-escaped slashes":               strings.ReplaceAll(string(j[1:len(j)-1]), "/", `\/`),
 	}
 	for offset := range 3 {
 		enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, offset), key...))
