@@ -3,7 +3,7 @@
 // client_golang registry served on /metrics, and over OTLP when the standard
 // environment variables ask for it), an Observer that turns probe events into
 // measurements, Windows (the rolling-window gauges and the JSON status API),
-// and the HTTP server with the landing page and health routes.
+// and the HTTP server with the status pages and health routes.
 package exporter
 
 import (

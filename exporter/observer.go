@@ -51,7 +51,7 @@ func (t *Target) realtime() bool { return t.API == apiRealtime }
 
 // Observer implements probe.Observer: it records every event into the
 // instruments of a Metrics and keeps the per-target status shown by the
-// landing page and /-/ready. It is safe for concurrent use and never blocks
+// status pages and /-/ready. It is safe for concurrent use and never blocks
 // on anything but short critical sections. Events for a target not given to
 // NewObserver are ignored.
 type Observer struct {

@@ -48,7 +48,8 @@ func (w *Windows) overviewFigures(page *web.Overview, row *web.OverviewTarget, s
 		}
 	}
 	page.Window = window.Name(longest.Window)
-	page.Interval = func() string { iv, _ := store.HistorySpan(); return window.Name(iv) }()
+	interval, _ := store.HistorySpan()
+	page.Interval = window.Name(interval)
 	if c := store.Confidence(); c > 0 {
 		page.Confidence = strconv.FormatFloat(100*c, 'f', -1, 64) + " %"
 	}

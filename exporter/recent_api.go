@@ -9,7 +9,7 @@ import (
 )
 
 // apiRecent is GET /api/v1/targets/{name}/recent: the target's last
-// finished requests, newest first, as the landing page shows them.
+// finished requests, newest first, as the status page shows them.
 type apiRecent struct {
 	Target string           `json:"target"`
 	Recent []apiRecentProbe `json:"recent"`

@@ -20,16 +20,16 @@ import (
 type ServerOptions struct {
 	// Metrics is served on /metrics; nil leaves /metrics unrouted (404).
 	Metrics *Metrics
-	// Observer feeds the landing page and /-/ready; nil means no targets
+	// Observer feeds the status pages and /-/ready; nil means no targets
 	// (the page is empty and /-/ready is 200).
 	Observer *Observer
-	// Windows adds the rolling-window tables to the landing page; nil
+	// Windows adds the windows' figures to the status pages; nil
 	// leaves them out. Its JSON API is added with Windows.Register.
 	Windows *Windows
 	// WebConfigFile is an exporter-toolkit web configuration file (TLS, basic
 	// auth, response headers); empty serves plain HTTP without auth.
 	WebConfigFile string
-	// Version is shown on the landing page; empty shows nothing.
+	// Version is shown on the status pages; empty shows nothing.
 	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger

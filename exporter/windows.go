@@ -12,7 +12,7 @@ import (
 
 // Windows exports the rolling windows of every target: observable gauges
 // read from the stores' cached snapshots (exported to Prometheus and OTLP
-// alike), the JSON status API (Register) and the landing page's window
+// alike), the JSON status API (Register) and the status pages' window
 // tables (ServerOptions.Windows).
 type Windows struct {
 	observer *Observer
@@ -34,7 +34,7 @@ type windowTarget struct {
 
 // NewWindows exports stores, one per target with distinct target names,
 // as the gauges that m's Options.WindowGauges selects. With m nil no gauge
-// is created (the API and landing page still work); observer, when not
+// is created (the API and status pages still work); observer, when not
 // nil, supplies each target's model, API and start-up state to the API,
 // and its kind (streamed, schedule, realtime), which decides the duration
 // metrics exported: without it every one may be. Close it before creating

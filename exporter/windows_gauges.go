@@ -65,7 +65,7 @@ const (
 )
 
 // WindowGauges selects the window gauges exported (the JSON API and the
-// landing page have every figure). llmprober_window_length_seconds and
+// status pages have every figure). llmprober_window_length_seconds and
 // llmprober_window_approximate are always exported.
 type WindowGauges struct {
 	// Percentiles exports llmprober_window_percentile_seconds at Levels.
