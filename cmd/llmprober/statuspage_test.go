@@ -119,7 +119,8 @@ var verdictColours = map[string]map[string]string{
 // overview's verdict badges say and are coloured as the JSON API's
 // verdicts; every sparkline and chart has drawn the data the history API
 // has (and the healthy targets' have data for every quantity); the target
-// page refreshes its figures without reloading. Screenshots go to the
+// page refreshes its figures without reloading, except while the mouse is
+// over a chart. Screenshots go to the
 // test's artifact directory (go test -artifacts); -screenshot rewrites
 // docs/status-page.png.
 func TestIntegrationStatusPage(t *testing.T) {
@@ -373,8 +374,8 @@ func checkWidth(ctx context.Context, t *testing.T, page string, width int64) {
 }
 
 // checkRefresh checks that sim-chat's page redraws its figures from the
-// API without reloading: the requests sent since start grow, the page
-// object stays the same.
+// API without reloading (the requests sent since start grow, the page
+// object stays the same), and that hovering over a chart pauses that.
 func checkRefresh(ctx context.Context, t *testing.T, r *running) {
 	t.Helper()
 	load(ctx, t, r, "/targets/sim-chat?refresh=1")
@@ -385,6 +386,23 @@ func checkRefresh(ctx context.Context, t *testing.T, r *running) {
 	after := eval[string](ctx, t, `document.querySelector('[data-field="summary"] tr').children[7].textContent`)
 	if !eval[bool](ctx, t, `window.__loaded === true`) || after == before {
 		t.Errorf("no refresh without reload: sent %s, then %s", before, after)
+	}
+	// Hovering over a chart pauses the refresh; leaving it resumes.
+	// A refresh already under way when the mouse came may still end.
+	eval[bool](ctx, t, `document.querySelector(".chart").dispatchEvent(new MouseEvent("mouseenter"))`)
+	if err := chromedp.Do(ctx, chromedp.Sleep(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	paused := eval[int](ctx, t, `window.llmprober.refreshes`)
+	if err := chromedp.Do(ctx, chromedp.Sleep(2500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if n := eval[int](ctx, t, `window.llmprober.refreshes`); n != paused {
+		t.Errorf("%d refreshes while the mouse was over a chart", n-paused)
+	}
+	eval[bool](ctx, t, `document.querySelector(".chart").dispatchEvent(new MouseEvent("mouseleave"))`)
+	if err := chromedp.Do(ctx, pollTrue(fmt.Sprintf(`window.llmprober.refreshes > %d`, paused))); err != nil {
+		t.Errorf("no refresh after the mouse left the chart: %v", err)
 	}
 }
 
