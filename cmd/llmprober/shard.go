@@ -46,7 +46,7 @@ func (f shardFlags) validate(environ map[string]string) error {
 	for _, name := range []string{envShard, envShards} {
 		if v := environ[name]; v != "" {
 			if _, err := strconv.Atoi(v); err != nil {
-				return fmt.Errorf("%w: %s=%q is not an integer", errShard, name, v)
+				return fmt.Errorf("%w: %s=%s is not an integer", errShard, name, config.Quote(v))
 			}
 		}
 	}
