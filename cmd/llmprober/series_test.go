@@ -136,6 +136,10 @@ func TestShardFlagErrors(t *testing.T) {
 		{[]string{"--shards", "2", "--shard", "2"}, nil, "--shard must be between 0 and --shards minus 1, 1 (got 2)"},
 		{[]string{"--shard", "-1"}, nil, "--shard must be between 0 and --shards minus 1, 0 (got -1)"},
 		{nil, map[string]string{envShards: "two"}, `LLMPROBER_SHARDS="two" is not an integer`},
+		// Replicas given the count but not their index would all probe
+		// shard 0.
+		{[]string{"--shards", "3"}, nil, "--shards 3 needs --shard (or $LLMPROBER_SHARD), this replica's shard from 0 to 2"},
+		{nil, map[string]string{envShards: "2"}, "--shards 2 needs --shard (or $LLMPROBER_SHARD)"},
 	} {
 		var out, errOut strings.Builder
 		err := Run(context.Background(), append([]string{"check", "--config", file}, tc.args...), &out, &errOut, tc.env)
@@ -144,7 +148,7 @@ func TestShardFlagErrors(t *testing.T) {
 		}
 	}
 	// The variables set the defaults; the flags win.
-	code, out := runCheck(t, "--config", writeFile(t, "d.yml", targetsConfig(30, "")), "--shards", "3")
+	code, out := runCheck(t, "--config", writeFile(t, "d.yml", targetsConfig(30, "")), "--shards", "3", "--shard", "0")
 	if code != 0 || !strings.Contains(out, "shard 0 of 3") {
 		t.Errorf("flags: exit %d\n%s", code, out)
 	}

@@ -22,11 +22,14 @@ type shardFlags struct {
 	shard int
 	// shards is the number of replicas sharing the targets; 1 probes all.
 	shards int
+	// fs is the flag set holding them, to tell a --shard given from none.
+	fs *flag.FlagSet
 }
 
 // addShardFlags registers --shard and --shards on fs, defaulting to
 // LLMPROBER_SHARD and LLMPROBER_SHARDS.
 func addShardFlags(fs *flag.FlagSet, f *shardFlags, environ map[string]string) {
+	f.fs = fs
 	fs.IntVar(&f.shard, "shard", 0, "this replica's shard, 0 to --shards minus 1; default $"+envShard+" or 0")
 	fs.IntVar(&f.shards, "shards", 1, "replicas sharing the targets: each probes the targets whose name hashes to its shard; default $"+envShards+" or 1")
 	for name, v := range map[string]string{"shard": environ[envShard], "shards": environ[envShards]} {
@@ -51,6 +54,9 @@ func (f shardFlags) validate(environ map[string]string) error {
 		}
 	}
 	switch {
+	case f.shards > 1 && environ[envShard] == "" && !f.shardGiven():
+		return fmt.Errorf("%w: --shards %d needs --shard (or $%s), this replica's shard from 0 to %d: without it every replica would probe shard 0 and the other shards' targets none",
+			errShard, f.shards, envShard, f.shards-1)
 	case f.shards < 1:
 		return fmt.Errorf("%w: --shards must be at least 1 (got %d)", errShard, f.shards)
 	case f.shard < 0 || f.shard >= f.shards:
@@ -71,4 +77,13 @@ func (f shardFlags) apply(cfg *config.Config) {
 		}
 	}
 	cfg.Targets = kept
+}
+
+// shardGiven reports whether --shard was on the command line.
+func (f shardFlags) shardGiven() bool {
+	given := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "shard" })
+	}
+	return given
 }
