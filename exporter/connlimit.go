@@ -19,9 +19,9 @@ type connLimiter struct {
 	idle map[net.Conn]time.Time
 }
 
-// newConnLimiter returns a limiter of max connections at once.
-func newConnLimiter(max int) *connLimiter {
-	return &connLimiter{slots: make(chan struct{}, max), idle: map[net.Conn]time.Time{}}
+// newConnLimiter returns a limiter of limit connections at once.
+func newConnLimiter(limit int) *connLimiter {
+	return &connLimiter{slots: make(chan struct{}, limit), idle: map[net.Conn]time.Time{}}
 }
 
 // ConnState is the server's http.Server.ConnState: it keeps the set of
