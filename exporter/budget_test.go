@@ -52,9 +52,12 @@ func TestSeriesBudgetDefaultHTTPTarget(t *testing.T) {
 	// evaluated, attainment, goodput, token goodput.
 	windows := 3 * (2 + 7 + 4)
 	want := histograms + counters + gauges + windows
-	if want != 475 || b.Targets[0] != want || b.Shared != 2 || b.Total != want+2 {
-		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 475), 2 (build info, heartbeat), %d",
-			b.Targets[0], b.Shared, b.Total, want, want+2)
+	// Shared: build info, heartbeat, last reload successful and its
+	// timestamp, reloads by outcome (success, failure).
+	shared := 1 + 1 + 1 + 1 + 2
+	if want != 475 || b.Targets[0] != want || b.Shared != shared || b.Total != want+shared {
+		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 475), %d (build info, heartbeat, 4 reload series), %d",
+			b.Targets[0], b.Shared, b.Total, want, shared, want+shared)
 	}
 	// The largest instrument is the p99 gauge: 7 durations × 3 windows.
 	if l := b.Largest(); l.Name != "llmprober_window_percentile_seconds" || l.Sets != 21 || b.CardinalityLimit() != 2000 {
@@ -111,8 +114,8 @@ func TestSeriesBudgetScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The largest instrument is non-conforming requests: 200 × (11 + 10).
-	if l := b.Largest(); b.Total != 200*510+2 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
-		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*510+2)
+	if l := b.Largest(); b.Total != 200*510+6 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
+		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*510+6)
 	}
 }
 

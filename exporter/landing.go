@@ -24,7 +24,7 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 <body>
 <h1>llmprober</h1>
 {{with .Version}}<p>Version {{.}}</p>{{end}}
-<p><a href="/metrics">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
+<p><a href="/metrics">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a>{{with .ConfigPath}} · <a href="{{.}}">Configuration</a>{{end}}</p>
 <h2>Targets</h2>
 <table border="1">
 <tr><th>Target</th><th>Model</th><th>API</th><th>Stream</th><th>Server</th><th>Start-up state</th><th>Scheduled</th><th>Sent</th><th>Dropped</th><th>Successful</th><th>Errored</th><th>Incomplete</th></tr>
@@ -44,9 +44,10 @@ var landingTemplate = template.Must(template.New("landing").Parse(`<!DOCTYPE htm
 
 // landingPage is the data of landingTemplate, every value already formatted.
 type landingPage struct {
-	Version string
-	Targets []landingTarget
-	Windows *landingWindows
+	Version    string
+	ConfigPath string
+	Targets    []landingTarget
+	Windows    *landingWindows
 }
 
 // landingTarget is one row of the target table and its recent requests.
@@ -66,7 +67,7 @@ type landingProbe struct {
 
 // landing renders the landing page.
 func (s *Server) landing(w http.ResponseWriter, _ *http.Request) {
-	page := landingPage{Version: s.opts.Version, Windows: s.opts.Windows.landing()}
+	page := landingPage{Version: s.opts.Version, ConfigPath: s.opts.ConfigPath, Windows: s.opts.Windows.landing()}
 	if s.opts.Observer != nil {
 		for _, st := range s.opts.Observer.Status() {
 			page.Targets = append(page.Targets, newLandingTarget(&st))

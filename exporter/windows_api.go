@@ -110,7 +110,8 @@ func parseAPI(r *http.Request) (apiRequest, *apiError) {
 func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 	out := apiTargets{Targets: []apiTarget{}}
 	states := w.states()
-	for _, wt := range w.targets {
+	targets := w.targets.all()
+	for _, wt := range targets {
 		t := apiTarget{Name: wt.store.Target(), Windows: []apiWindow{}}
 		if st, ok := states[t.Name]; ok {
 			t.Model, t.API, t.Stream, t.State = st.Target.Model, st.Target.API, st.Target.Stream, string(st.State)
@@ -124,8 +125,8 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 		}
 		out.Targets = append(out.Targets, t)
 	}
-	if len(w.targets) > 0 {
-		out.Confidence = confidenceJSON(w.targets[0].store.Confidence())
+	if len(targets) > 0 {
+		out.Confidence = confidenceJSON(targets[0].store.Confidence())
 	}
 	return out, nil
 }
@@ -133,7 +134,7 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 // getWindow serves GET /api/v1/targets/{name}/windows/{window}.
 func (w *Windows) getWindow(r apiRequest) (any, *apiError) {
 	name, wname := r.req.PathValue("name"), r.req.PathValue("window")
-	wt := w.byName[name]
+	wt, _ := w.targets.get(name)
 	if wt == nil {
 		return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown target %q", name)}
 	}

@@ -75,12 +75,16 @@ type landingWindowRow struct {
 
 // landing returns the window tables, or nil without targets.
 func (w *Windows) landing() *landingWindows {
-	if w == nil || len(w.targets) == 0 {
+	if w == nil {
 		return nil
 	}
-	out := &landingWindows{Legend: legend(w.targets[0].store.Confidence())}
+	targets := w.targets.all()
+	if len(targets) == 0 {
+		return nil
+	}
+	out := &landingWindows{Legend: legend(targets[0].store.Confidence())}
 	states := w.states()
-	for _, wt := range w.targets {
+	for _, wt := range targets {
 		t := landingWindowTarget{Name: wt.store.Target()}
 		cols := landingColumns
 		if states[t.Name].Target.API == apiRealtime {
