@@ -257,3 +257,29 @@ func grepLines(text, s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// --config.auto-reload-interval reloads a changed file without a signal,
+// once per distinct content: a bad file fails once, not at every poll.
+func TestAutoReload(t *testing.T) {
+	s := startSim(t)
+	path := writeFile(t, "c.yml", reloadConfig(reloadTarget("a", s.URL(), 5)))
+	r := startRun(t, []string{"run", "--config", path, "--listen-address", "127.0.0.1:0", "--config.auto-reload-interval", "50ms"}, nil)
+	rewrite(t, path, reloadConfig(reloadTarget("a", s.URL(), 5), reloadTarget("b", s.URL(), 5)))
+	eventually(t, 20*time.Second, "b added by polling", func() bool {
+		_, body := r.scrape(t)
+		return targetInText(body, "b")
+	})
+	rewrite(t, path, "targets: [")
+	eventually(t, 20*time.Second, "the bad file's failure", func() bool {
+		fams, _ := r.scrape(t)
+		return counter(fams, "llmprober_config_reloads_total", map[string]string{"outcome": "failure"}) == 1
+	})
+	time.Sleep(300 * time.Millisecond) // six polls more
+	fams, _ := r.scrape(t)
+	if n := counter(fams, "llmprober_config_reloads_total", map[string]string{"outcome": "failure"}); n != 1 {
+		t.Errorf("failures after polling the same bad file = %v, want 1", n)
+	}
+	if n := counter(fams, "llmprober_config_reloads_total", map[string]string{"outcome": "success"}); n != 1 {
+		t.Errorf("successes = %v, want 1", n)
+	}
+}
