@@ -348,3 +348,42 @@ func TestReloadRefusesFixedSettings(t *testing.T) {
 		t.Errorf("the log does not say the windows restart for the objectives:\n%s", d.logs.String())
 	}
 }
+
+// Requests in flight when a reload replaces or removes their target are
+// recorded as incomplete (canceled), their error text saying "reload"; a
+// replaced target's counts continue.
+func TestReloadCancelsInFlight(t *testing.T) {
+	s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: time.Minute}, OutputTokens: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	path := filepath.Join(t.TempDir(), "c.yml")
+	write(t, path, fleet(s.URL(), 2, 20))
+	d := start(t, path)
+	inFlight := func(target string) float64 {
+		return sum(d.scrape(t), "llmprober_requests_in_flight", `target="`+target+`"`)
+	}
+	for begin := time.Now(); inFlight("t00") < 2 || inFlight("t01") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Since(begin) > 10*time.Second {
+			t.Fatal("no requests in flight")
+		}
+	}
+	// t00 changes its rate (replaced), t01 is removed.
+	write(t, path, strings.Replace(fleet(s.URL(), 1, 20), "rate: 20", "rate: 19", 1))
+	if err := d.d.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	text := d.scrape(t)
+	incomplete := sum(text, "llmprober_requests_total{", `target="t00"`, `outcome="incomplete"`, `error_type="canceled"`)
+	if incomplete < 2 {
+		t.Errorf("t00's incomplete canceled requests = %v, want its 2 or more in flight at the reload", incomplete)
+	}
+	if strings.Contains(text, `target="t01"`) {
+		t.Error("the removed target's series remain")
+	}
+	st := d.d.observer.Status()
+	if len(st) != 1 || len(st[0].Recent) == 0 || !strings.Contains(st[0].Recent[0].Error, "canceled: reload: the target was removed or replaced") {
+		t.Errorf("t00's latest request = %+v, want one canceled by the reload", st[0].Recent)
+	}
+}

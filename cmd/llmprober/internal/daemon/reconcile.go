@@ -36,7 +36,7 @@ func (d *Daemon) plan(cfg *config.Config) (*plan, error) {
 		t := &cfg.Targets[i]
 		seen[t.Name] = true
 		old := d.units[t.Name]
-		if old != nil && reflect.DeepEqual(old.cfg, *t) {
+		if old != nil && reflect.DeepEqual(old.cfg, *t) && sameKey(old, t) {
 			p.unchanged++
 			continue
 		}
@@ -151,4 +151,10 @@ func measured(a, b *config.Target) []string {
 		}
 	}
 	return slices.Clip(out)
+}
+
+// sameKey reports whether t's API key is the one u sends.
+func sameKey(u *unit, t *config.Target) bool {
+	key, err := keySum(t)
+	return err == nil && key == u.key
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
@@ -19,7 +20,10 @@ var errReload = errors.New("reload: the target was removed or replaced by a conf
 // prober, backend and HTTP client (wired), and window store. Its events go
 // to the daemon's observer and log observer and to its store.
 type unit struct {
-	cfg   config.Target
+	cfg config.Target
+	// key is the SHA-256 of the API key the unit sends, so that a key
+	// rotated in its file or variable counts as a change.
+	key   [32]byte
 	wired *wiring.Wired
 	store *window.Store
 
@@ -42,7 +46,8 @@ func (d *Daemon) newUnit(cfg *config.Config, t *config.Target, store *window.Sto
 	if err != nil {
 		return nil, err
 	}
-	return &unit{cfg: *t, wired: w, store: store, done: make(chan struct{})}, nil
+	key, _ := keySum(t)
+	return &unit{cfg: *t, key: key, wired: w, store: store, done: make(chan struct{})}, nil
 }
 
 // join registers a new target's unit with the observer and the windows.
@@ -89,4 +94,13 @@ func (u *unit) stop(cause error) {
 	u.cancel(cause)
 	<-u.done
 	u.wired.Client.CloseIdleConnections()
+}
+
+// keySum is the SHA-256 of t's API key; zero without one.
+func keySum(t *config.Target) ([32]byte, error) {
+	key, err := t.APIKey()
+	if err != nil || key == "" {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256([]byte(key)), nil
 }
