@@ -247,7 +247,7 @@ func fullStore(t *testing.T, clk *clock.Fake, tg *Target) *window.Store {
 		if !tg.Stream {
 			rec.FirstChunk, rec.FirstToken, rec.FirstOutputToken, rec.LastToken = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		}
-		if tg.realtime() {
+		if tg.kind().roundTrips {
 			rec.Sent, rec.Received = ats(start, start+5+j%3), ats(start+20+j%11, start+60+j%13)
 		}
 		st.Started(tg.Name)

@@ -45,10 +45,6 @@ type Target struct {
 	Conversations bool
 }
 
-// realtime reports a realtime WebSocket target: round-trip metrics, no
-// HTTP connection phases.
-func (t *Target) realtime() bool { return t.API == apiRealtime }
-
 // Observer implements probe.Observer: it records every event into the
 // instruments of a Metrics and keeps the per-target status shown by the
 // landing page and /-/ready. It is safe for concurrent use and never blocks
@@ -292,7 +288,7 @@ func (o *Observer) Finished(rec *probe.Record) {
 	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
 	o.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
 	o.recordLatencies(ctx, ts, rec)
-	if !ts.target.realtime() {
+	if ts.target.kind().httpPhases {
 		o.recordPhases(ctx, ts.attrs, rec)
 	}
 	o.recordSLO(ctx, ts, rec)
@@ -373,7 +369,7 @@ func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *pr
 		d, ok = rec.ScheduledLatency()
 		record(ctx, o.inst.scheduledLatency, d, ok, a.target)
 	}
-	if t.realtime() {
+	if t.kind().roundTrips {
 		d, ok = rec.TimeToLastRoundTrip()
 		record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
 		d, ok = rec.AverageRTT()
@@ -397,9 +393,4 @@ func (o *Observer) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.
 			record(ctx, o.inst.phase, p.end.Sub(p.start), true, a.phases[p.name])
 		}
 	}
-}
-
-// knownAPI reports whether api is an API kind the exporter labels.
-func knownAPI(api string) bool {
-	return api == "chat" || api == "completions" || api == apiRealtime
 }

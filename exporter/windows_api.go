@@ -121,7 +121,7 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 			t.MeasureStart = timeJSON(start)
 		}
 		for _, snap := range wt.store.CurrentAll() {
-			t.Windows = append(t.Windows, newAPIWindow(snap, false, r.records, t.API == apiRealtime))
+			t.Windows = append(t.Windows, newAPIWindow(snap, false, r.records, apiKinds[t.API].roundTrips))
 		}
 		out.Targets = append(out.Targets, t)
 	}
@@ -141,7 +141,7 @@ func (w *Windows) getWindow(r apiRequest) (any, *apiError) {
 	length, err := window.ParseName(wname)
 	if err == nil {
 		if snap := wt.store.Current(length); snap != nil {
-			return newAPIWindow(snap, true, r.records, w.states()[name].Target.API == apiRealtime), nil
+			return newAPIWindow(snap, true, r.records, apiKinds[w.states()[name].Target.API].roundTrips), nil
 		}
 	}
 	return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown window %q of target %q (configured: %s)",

@@ -125,7 +125,7 @@ func windowMetrics(t *Target) []window.Metric {
 				continue
 			}
 		case window.TimeToLastRoundTrip, window.AverageRTT:
-			if !t.realtime() {
+			if !t.kind().roundTrips {
 				continue
 			}
 		}

@@ -87,7 +87,7 @@ func (w *Windows) landing() *landingWindows {
 	for _, wt := range targets {
 		t := landingWindowTarget{Name: wt.store.Target()}
 		cols := landingColumns
-		if states[t.Name].Target.API == apiRealtime {
+		if apiKinds[states[t.Name].Target.API].roundTrips {
 			cols = slices.Concat(landingColumns, roundTripColumns)
 		}
 		for _, c := range cols {
