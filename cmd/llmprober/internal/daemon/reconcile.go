@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/slo"
 )
 
 // plan is what a reload changes, built whole before anything is changed.
@@ -134,8 +135,10 @@ func (d *Daemon) logChange(c change) {
 
 // measured returns the settings (YAML keys) that differ between a and b
 // and change what the windows measure: the server, model, API, backend,
-// stream, workload, realtime audio and objective sets. Schedule, headers,
-// tag, timeout, auth, TLS and readiness do not.
+// stream, workload, realtime audio, and the names and thresholds of the
+// objective sets. Schedule, headers, tag, timeout, auth, TLS, readiness,
+// and the objective sets' attainment and period do not (the windows are
+// retargeted, see window.Store.Retarget).
 func measured(a, b *config.Target) []string {
 	var out []string
 	for _, f := range []struct {
@@ -144,7 +147,7 @@ func measured(a, b *config.Target) []string {
 	}{
 		{"base_url", a.BaseURL, b.BaseURL}, {"model", a.Model, b.Model}, {"api", a.API, b.API},
 		{"backend", a.Backend, b.Backend}, {"stream", a.Stream, b.Stream}, {"provider", a.Provider, b.Provider},
-		{"workload", a.Workload, b.Workload}, {"realtime", a.Realtime, b.Realtime}, {"objectives", a.Objectives, b.Objectives},
+		{"workload", a.Workload, b.Workload}, {"realtime", a.Realtime, b.Realtime}, {"objectives", measuredObjectives(a), measuredObjectives(b)},
 	} {
 		if !reflect.DeepEqual(f.a, f.b) {
 			out = append(out, f.key)
@@ -157,4 +160,14 @@ func measured(a, b *config.Target) []string {
 func sameKey(u *unit, t *config.Target) bool {
 	key, err := keySum(t)
 	return err == nil && key == u.key
+}
+
+// measuredObjectives is what the windows measure of t's objective sets:
+// their names and thresholds.
+func measuredObjectives(t *config.Target) []slo.Objective {
+	out := t.SLOObjectives()
+	for i := range out {
+		out[i].Attainment, out[i].Period = 0, 0
+	}
+	return out
 }

@@ -66,8 +66,12 @@ func (u *unit) leave(d *Daemon) {
 
 // takeOver registers u in place of the unit of the same name, whose
 // counters and status it continues; windows restart unless u continues
-// the old unit's store.
+// the old unit's store, which then reports u's objective attainment and
+// period.
 func (u *unit) takeOver(d *Daemon) error {
+	if err := u.store.Retarget(u.cfg.SLOObjectives()); err != nil {
+		return err
+	}
 	if _, err := d.observer.Replace(u.wired.Info); err != nil {
 		return err
 	}
