@@ -38,7 +38,7 @@ func (d *Daemon) Reload(ctx context.Context) error {
 	if err == nil {
 		err = d.reload(ctx)
 	}
-	d.metrics.Reloaded(err == nil, time.Now())
+	d.metrics.Reloaded(err == nil, d.clk.Now())
 	d.failed = err != nil
 	if err != nil {
 		d.logger.Error("configuration reload failed; the running configuration stays", "file", d.opts.File, "err", err)
