@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/llmprober/llmprober/probe"
+)
 
 // Upper bounds enforced by Validate, so that an accepted configuration cannot
 // exhaust the process or flood the endpoint.
@@ -11,8 +15,9 @@ const (
 	LimitTokens = 1 << 20
 	// LimitRate bounds Schedule.Rate, in requests per second.
 	LimitRate = 10000
-	// LimitConcurrency bounds Schedule.MaxConcurrency, in requests.
-	LimitConcurrency = 10000
+	// LimitConcurrency bounds Schedule.MaxConcurrency, in requests: the
+	// prober's bound of its streams and slots.
+	LimitConcurrency = probe.MaxStreams
 	// LimitQueue bounds Schedule.MaxQueue, in requests.
 	LimitQueue = 100000
 	// LimitHeaders bounds the number of Target.Headers.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmprober/llmprober/slo"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -70,8 +71,17 @@ func (o *Objective) Thresholds() map[string]time.Duration {
 }
 
 // Quantities lists the keys of the per-request quantities an objective set
-// can bound, in the fixed order used for reasons and bucket boundaries.
-var Quantities = []string{"ttft", "ttfot", "itl", "tpot", "latency", "scheduled_latency"}
+// may bound, in slo.Quantities' fixed order (the SLO domain's one list).
+var Quantities = quantityKeys()
+
+// quantityKeys returns the configuration keys of slo.Quantities.
+func quantityKeys() []string {
+	out := make([]string, len(slo.Quantities))
+	for i, q := range slo.Quantities {
+		out[i] = string(q)
+	}
+	return out
+}
 
 // threshold returns the field of quantity key q.
 func (o *Objective) threshold(q string) *time.Duration {

@@ -47,7 +47,11 @@ const (
 	LimitChunkDuration = 10 * time.Second
 )
 
+// backends lists every backend a target may name.
 var backends = []string{BackendHTTP, BackendWebSocket}
+
+// Backends returns every backend a target may name, in order.
+func Backends() []string { return slices.Clone(backends) }
 
 // Realtime configures a target with backend openai_websocket: the endpoint,
 // the audio it sends and how it paces it.

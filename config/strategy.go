@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/trace"
 )
 
@@ -42,8 +43,8 @@ var histories = []string{HistoryFull, HistoryLastTurn, HistoryNewPrompt}
 
 // Limits of the strategy and conversation settings.
 const (
-	// LimitStreams bounds Schedule.Streams.
-	LimitStreams = 10000
+	// LimitStreams bounds Schedule.Streams, the prober's bound.
+	LimitStreams = probe.MaxStreams
 	// LimitRampup bounds Schedule.Rampup.
 	LimitRampup = 24 * time.Hour
 	// LimitTimeScale bounds Trace.TimeScale.

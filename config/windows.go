@@ -5,17 +5,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmprober/llmprober/slo/window"
 )
 
 // Defaults and bounds of the rolling-window settings.
 const (
-	// DefaultConfidence is Config.Confidence's default.
-	DefaultConfidence = 0.95
-	// DefaultWindowSampleCap is Config.WindowSampleCap's default, in records.
-	DefaultWindowSampleCap = 100000
+	// DefaultConfidence is Config.Confidence's default, the windows'.
+	DefaultConfidence = window.DefaultConfidence
+	// DefaultWindowSampleCap is Config.WindowSampleCap's default, in
+	// records, the windows'.
+	DefaultWindowSampleCap = window.DefaultSampleCap
 	// MinWindowSampleCap is the smallest WindowSampleCap: one record for
-	// each of the 720 buckets of the longest window.
-	MinWindowSampleCap = 720
+	// each of the buckets of the longest window (window.Buckets).
+	MinWindowSampleCap = window.Buckets
 	// LimitWindowSampleCap bounds WindowSampleCap, in records (80 bytes
 	// each, per target).
 	LimitWindowSampleCap = 10000000
@@ -26,10 +29,9 @@ const (
 	MinWindow = time.Second
 )
 
-// DefaultWindows returns Config.Windows's default: 1m, 5m and 1h.
-func DefaultWindows() []time.Duration {
-	return []time.Duration{time.Minute, 5 * time.Minute, time.Hour}
-}
+// DefaultWindows returns Config.Windows's default, the windows': 1m, 5m
+// and 1h.
+func DefaultWindows() []time.Duration { return window.DefaultWindows() }
 
 // ConfidenceLevel returns the confidence level of the intervals, or 0 when
 // they are off.

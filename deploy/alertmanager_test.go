@@ -70,8 +70,8 @@ func ruleAlerts(t *testing.T) []string {
 }
 
 // TestInhibitRulesCoverTheAlerts: the stale rule holds back every alert of
-// a target (all but the prober's own LLMProberDown, LLMProberReplicaMissing
-// and LLMProberTargetStale itself), by target; LLMProberDown holds back
+// a target (all but the prober's own LLMProberDown, LLMProberReplicaMissing,
+// LLMProberConfigReloadFailure and LLMProberTargetStale itself), by target; LLMProberDown holds back
 // LLMProberTargetStale and LLMProberReplicaMissing by job, and
 // LLMProberReplicaMissing holds back LLMProberTargetStale by job.
 func TestInhibitRulesCoverTheAlerts(t *testing.T) {
@@ -86,7 +86,7 @@ func TestInhibitRulesCoverTheAlerts(t *testing.T) {
 		t.Fatalf("inhibit rules %+v, %v; want 3", cfg.Inhibit, err)
 	}
 	stale, down, replica := cfg.Inhibit[0], cfg.Inhibit[1], cfg.Inhibit[2]
-	prober := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberTargetStale"}
+	prober := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberConfigReloadFailure", "LLMProberTargetStale"}
 	alerts := ruleAlerts(t)
 	for _, a := range alerts {
 		held := alertNameMatcher(t, stale.Target[0]).MatchString(a)
@@ -109,7 +109,7 @@ func TestInhibitRulesCoverTheAlerts(t *testing.T) {
 	if !alertNameMatcher(t, replica.Source[0]).MatchString("LLMProberReplicaMissing") || !slices.Equal(replica.Equal, []string{"job"}) {
 		t.Errorf("replica rule %+v", replica)
 	}
-	if len(alerts) != 10 {
+	if len(alerts) != 11 {
 		t.Errorf("the rule file has %d alerts: %v", len(alerts), alerts)
 	}
 }

@@ -69,23 +69,6 @@ func opt(kv ...attribute.KeyValue) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(slices.Clone(kv)...))
 }
 
-// apiRealtime is the API kind of realtime WebSocket targets (streaming
-// transcription).
-const apiRealtime = "realtime"
-
-// operationName maps an API kind to gen_ai.operation.name. The conventions
-// have no transcription operation; a realtime target sends audio and gets
-// text back, the multimodal generate_content.
-func operationName(api string) string {
-	switch api {
-	case "completions":
-		return string(genaiconv.OperationNameTextCompletion)
-	case apiRealtime:
-		return string(genaiconv.OperationNameGenerateContent)
-	}
-	return string(genaiconv.OperationNameChat)
-}
-
 // newTargetAttrs precomputes every attribute set of t, including each known
 // error type, drop reason, state and phase.
 func newTargetAttrs(t Target) *targetAttrs {

@@ -160,7 +160,12 @@ func instrumentItems(extra map[string][]float64, otlp bool) []budgetItem {
 	}
 	out = append(out, budgetItem{name: promName(specBuildInfo.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1},
 		budgetItem{name: promName(specCollectionTimestamp.Name, specCollectionTimestamp.Unit, otlptranslator.MetricTypeGauge),
-			perSet: 1, setsOf: none, sharedSet: 1})
+			perSet: 1, setsOf: none, sharedSet: 1},
+		budgetItem{name: promName(specReloadSuccessful.Name, "", otlptranslator.MetricTypeGauge), perSet: 1, setsOf: none, sharedSet: 1},
+		budgetItem{name: promName(specReloadSuccessTimestamp.Name, specReloadSuccessTimestamp.Unit, otlptranslator.MetricTypeGauge),
+			perSet: 1, setsOf: none, sharedSet: 1},
+		budgetItem{name: promName(specReloads.Name, specReloads.Unit, otlptranslator.MetricTypeMonotonicCounter),
+			perSet: 1, setsOf: none, sharedSet: len(reloadOutcomes)})
 	if otlp {
 		out = append(out, budgetItem{name: promName(InstrumentOTLPExports, "{export}", otlptranslator.MetricTypeMonotonicCounter),
 			perSet: 1, setsOf: none, sharedSet: len(exportOutcome)})

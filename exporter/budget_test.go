@@ -52,9 +52,12 @@ func TestSeriesBudgetDefaultHTTPTarget(t *testing.T) {
 	// evaluated, attainment, goodput, token goodput, verdict (3 states).
 	windows := 3 * (2 + 7 + 4 + 3)
 	want := histograms + counters + gauges + windows
-	if want != 484 || b.Targets[0] != want || b.Shared != 2 || b.Total != want+2 {
-		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 484), 2 (build info, heartbeat), %d",
-			b.Targets[0], b.Shared, b.Total, want, want+2)
+	// Shared: build info, heartbeat, last reload successful and its
+	// timestamp, reloads by outcome (success, failure).
+	shared := 1 + 1 + 1 + 1 + 2
+	if want != 484 || b.Targets[0] != want || b.Shared != shared || b.Total != want+shared {
+		t.Errorf("budget = target %d, shared %d, total %d; want %d (hand count 484), %d (build info, heartbeat, 4 reload series), %d",
+			b.Targets[0], b.Shared, b.Total, want, shared, want+shared)
 	}
 	// The largest instrument is the p99 gauge: 7 durations × 3 windows.
 	if l := b.Largest(); l.Name != "llmprober_window_percentile_seconds" || l.Sets != 21 || b.CardinalityLimit() != 2000 {
@@ -111,8 +114,8 @@ func TestSeriesBudgetScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The largest instrument is non-conforming requests: 200 × (11 + 10).
-	if l := b.Largest(); b.Total != 200*528+2 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
-		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*528+2)
+	if l := b.Largest(); b.Total != 200*528+6 || l.Sets != 4200 || b.CardinalityLimit() != 8400 {
+		t.Errorf("200 targets: %d series, largest %+v, limit %d; want %d, 4200 sets, 8400", b.Total, l, b.CardinalityLimit(), 200*528+6)
 	}
 }
 
@@ -244,7 +247,7 @@ func fullStore(t *testing.T, clk *clock.Fake, tg *Target) *window.Store {
 		if !tg.Stream {
 			rec.FirstChunk, rec.FirstToken, rec.FirstOutputToken, rec.LastToken = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		}
-		if tg.realtime() {
+		if tg.kind().roundTrips {
 			rec.Sent, rec.Received = ats(start, start+5+j%3), ats(start+20+j%11, start+60+j%13)
 		}
 		st.Started(tg.Name)

@@ -38,7 +38,7 @@ type apiHistoryObjective struct {
 // getHistory serves GET /api/v1/targets/{name}/history[?span=D].
 func (w *Windows) getHistory(r apiRequest) (any, *apiError) {
 	name := r.req.PathValue("name")
-	wt := w.byName[name]
+	wt := w.lookup(name)
 	if wt == nil {
 		return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown target %q", name)}
 	}

@@ -78,12 +78,12 @@ var (
 	onSched  = func(t *Target) int { return b2i(!t.ClosedLoop) }
 	onTurns  = func(t *Target) int { return b2i(!t.ClosedLoop && t.Conversations) }
 	onConv   = func(t *Target) int { return b2i(t.Conversations) }
-	onRT     = func(t *Target) int { return b2i(t.realtime()) }
+	onRT     = func(t *Target) int { return b2i(t.kind().roundTrips) }
 	// A successful request, or an errored one of any error type or of
 	// none (errorTypeOther).
 	byOutcome = func(*Target) int { return 1 + len(probe.ErrorTypes) + 1 }
 	byToken   = func(*Target) int { return 2 }
-	byPhase   = func(t *Target) int { return len(phases) * b2i(!t.realtime()) }
+	byPhase   = func(t *Target) int { return len(phases) * b2i(t.kind().httpPhases) }
 )
 
 // b2i is 1 for true, 0 for false.

@@ -19,7 +19,7 @@ const absent = "—"
 
 // landing renders the overview page: one row per target.
 func (s *Server) landing(w http.ResponseWriter, _ *http.Request) {
-	page := web.Overview{Version: s.opts.Version}
+	page := web.Overview{Version: s.opts.Version, ConfigPath: s.opts.ConfigPath}
 	var statuses []TargetStatus
 	if s.opts.Observer != nil {
 		statuses = s.opts.Observer.Status()
@@ -44,7 +44,7 @@ func (s *Server) targetPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("unknown target %q", name), http.StatusNotFound)
 		return
 	}
-	page := web.TargetPage{Version: s.opts.Version, Name: name, Summary: newLandingTarget(st),
+	page := web.TargetPage{Version: s.opts.Version, ConfigPath: s.opts.ConfigPath, Name: name, Summary: newLandingTarget(st),
 		API: web.APILinks{History: apiPath(name, "history"), Recent: apiPath(name, "recent")}}
 	for _, p := range st.Recent {
 		page.Recent = append(page.Recent, newLandingProbe(&p))

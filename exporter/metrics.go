@@ -97,6 +97,10 @@ type Metrics struct {
 	exports *countingExporter
 	// overflow notices instruments that overflowed their cardinality limit.
 	overflow *overflowWatch
+	// reload holds the configuration reload instruments.
+	reload *reloadInstruments
+	// retired hides the series of targets removed or changed by a reload.
+	retired *retired
 	// errors logs OpenTelemetry errors, redacted and rate-limited, and
 	// redacts the errors returned.
 	errors *ErrorLog
@@ -136,7 +140,7 @@ func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 		return nil, fmt.Errorf("could not configure histograms: %w", err)
 	}
 	m := &Metrics{registry: prometheus.NewRegistry(), runtime: prometheus.NewRegistry(), gauges: AllWindowGauges(),
-		overflow: newOverflowWatch(opts.Logger), errors: opts.Errors}
+		overflow: newOverflowWatch(opts.Logger), errors: opts.Errors, retired: newRetired()}
 	if opts.WindowGauges != nil {
 		m.gauges = *opts.WindowGauges
 	}
@@ -183,6 +187,9 @@ func (m *Metrics) newInstruments(opts Options) error {
 	if err := registerHeartbeat(m.meter, opts.Now); err != nil {
 		return err
 	}
+	if m.reload, err = newReloadInstruments(m.meter, opts.Now()); err != nil {
+		return err
+	}
 	return registerBuildInfo(m.meter, buildInfo(opts, m.identity))
 }
 
@@ -221,7 +228,7 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 	if err != nil {
 		return nil, fmt.Errorf("could not create Prometheus exporter: %w", err)
 	}
-	otlp, exports, err := newOTLPReader(ctx, getenv, m.overflow,
+	otlp, exports, err := newOTLPReader(ctx, getenv, m.overflow, m.retired,
 		sdkmetric.WithProducer(promBridge.NewMetricProducer(promBridge.WithGatherer(m.runtime))))
 	if err != nil {
 		return nil, fmt.Errorf("could not configure OTLP: %w", err)
@@ -344,7 +351,7 @@ func (m *Metrics) Handler() http.Handler {
 	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
 		mfs, err := m.Registry().Gather()
 		m.overflow.prometheus(mfs)
-		return mfs, err
+		return m.retired.prometheus(mfs), err
 	})
 	return promhttp.HandlerFor(gather, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }

@@ -45,10 +45,6 @@ type Target struct {
 	Conversations bool
 }
 
-// realtime reports a realtime WebSocket target: round-trip metrics, no
-// HTTP connection phases.
-func (t *Target) realtime() bool { return t.API == apiRealtime }
-
 // Observer implements probe.Observer: it records every event into the
 // instruments of a Metrics and keeps the per-target status shown by the
 // status pages and /-/ready. It is safe for concurrent use and never blocks
@@ -56,8 +52,8 @@ func (t *Target) realtime() bool { return t.API == apiRealtime }
 // NewObserver are ignored.
 type Observer struct {
 	inst    *instruments
-	targets []*targetState
-	byName  map[string]*targetState
+	targets *registry[*targetState]
+	retired *retired
 	reg     metric.Registration
 }
 
@@ -84,22 +80,12 @@ type targetState struct {
 // counter series is created at 0, and every target starts in state waiting.
 // Use one Observer per Metrics; Close it before creating another.
 func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
-	o := &Observer{inst: m.inst, byName: map[string]*targetState{}}
+	o := &Observer{inst: m.inst, targets: newRegistry[*targetState](), retired: m.retired}
 	for _, t := range targets {
-		if err := validateTarget(t, o.byName); err != nil {
-			return nil, fmt.Errorf("could not add target: %w", err)
+		if err := o.Add(t); err != nil {
+			return nil, err
 		}
-		if t.Provider == "" {
-			t.Provider = "openai"
-		}
-		ts := &targetState{
-			target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
-			counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
-		}
-		o.targets = append(o.targets, ts)
-		o.byName[t.Name] = ts
 	}
-	o.initSeries()
 	observables := append([]metric.Observable{m.inst.targetState, m.inst.targetInfo, m.inst.startupWait}, m.inst.slo.gauges()...)
 	reg, err := m.meter.RegisterCallback(o.observe, observables...)
 	if err != nil {
@@ -109,47 +95,118 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 	return o, nil
 }
 
+// Add starts observing t: its counter series are created at 0 (a name
+// observed before and removed continues its series, see Remove) and it
+// starts in state waiting. A target already observed is an error.
+func (o *Observer) Add(t Target) error {
+	if _, ok := o.targets.get(t.Name); ok {
+		return fmt.Errorf("could not add target: target %q: duplicate name", t.Name)
+	}
+	ts, err := newTargetState(t)
+	if err != nil {
+		return err
+	}
+	o.initSeries(ts)
+	o.retired.restore(ts.target.Name, ts.identity())
+	o.targets.put(t.Name, ts)
+	return nil
+}
+
+// Replace swaps the description of the target called t.Name for t and
+// returns the old one. Its status (state, counts, recent requests) and its
+// counter series continue; series whose identifying labels (model, API,
+// server, objective sets) changed are retired from the exposition.
+func (o *Observer) Replace(t Target) (Target, error) {
+	old, ok := o.targets.get(t.Name)
+	if !ok {
+		return Target{}, fmt.Errorf("could not replace target %q: not observed", t.Name)
+	}
+	ts, err := newTargetState(t)
+	if err != nil {
+		return Target{}, err
+	}
+	old.mu.Lock()
+	ts.state, ts.waited, ts.reachedReady, ts.probed = old.state, old.waited, old.reachedReady, old.probed
+	ts.counts, ts.probes, ts.recent = old.counts, old.probes, old.recent
+	old.mu.Unlock()
+	o.initSeries(ts)
+	o.retired.retire(t.Name, old.identity().minus(ts.identity()))
+	o.retired.restore(t.Name, ts.identity())
+	o.targets.put(t.Name, ts)
+	return old.target, nil
+}
+
+// Remove stops observing the target called name: its gauges are no longer
+// reported and its counter and histogram series leave the exposition
+// (Prometheus and OTLP). Events for it are ignored from now on.
+func (o *Observer) Remove(name string) {
+	if _, ok := o.targets.remove(name); ok {
+		o.retired.retireTarget(name)
+	}
+}
+
+// newTargetState validates t and precomputes its attribute sets.
+func newTargetState(t Target) (*targetState, error) {
+	if err := validateTarget(t); err != nil {
+		return nil, fmt.Errorf("could not add target: %w", err)
+	}
+	if t.Provider == "" {
+		t.Provider = "openai"
+	}
+	return &targetState{
+		target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
+		counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
+	}, nil
+}
+
 // target returns the description of the target called name, or nil when
 // o is nil or does not know it.
 func (o *Observer) target(name string) *Target {
-	if o == nil || o.byName[name] == nil {
+	if o == nil {
 		return nil
 	}
-	return &o.byName[name].target
+	ts, ok := o.targets.get(name)
+	if !ok {
+		return nil
+	}
+	return &ts.target
 }
 
-// validateTarget checks t's name and API against the targets seen so far.
-func validateTarget(t Target, seen map[string]*targetState) error {
+// state returns the state of the target called name, nil when unknown.
+func (o *Observer) state(name string) *targetState {
+	ts, _ := o.targets.get(name)
+	return ts
+}
+
+// validateTarget checks t's name, API and objective sets.
+func validateTarget(t Target) error {
 	switch {
 	case t.Name == "":
 		return errors.New("target name is empty")
-	case seen[t.Name] != nil:
-		return fmt.Errorf("target %q: duplicate name", t.Name)
-	case t.API != "chat" && t.API != "completions" && t.API != apiRealtime:
+	case !knownAPI(t.API):
 		return fmt.Errorf("target %q: api %q is neither chat, completions nor realtime", t.Name, t.API)
 	}
 	return validateObjectives(t)
 }
 
-// initSeries creates every counter series at 0 so rate() works from the start.
-func (o *Observer) initSeries() {
+// initSeries creates every counter series of ts at 0 so rate() works from
+// the start.
+func (o *Observer) initSeries(ts *targetState) {
 	ctx := context.Background()
-	for _, ts := range o.targets {
-		for _, k := range initialRequestKeys() {
-			o.inst.requests.Add(ctx, 0, ts.attrs.requests[k])
-		}
-		for _, r := range probe.DropReasons {
-			o.inst.dropped.Add(ctx, 0, ts.attrs.drops[r])
-		}
-		o.inst.scheduled.Add(ctx, 0, ts.attrs.target)
-		o.inst.inFlight.Add(ctx, 0, ts.attrs.target)
-		o.initSLOSeries(ctx, ts)
+	for _, k := range initialRequestKeys() {
+		o.inst.requests.Add(ctx, 0, ts.attrs.requests[k])
 	}
+	for _, r := range probe.DropReasons {
+		o.inst.dropped.Add(ctx, 0, ts.attrs.drops[r])
+	}
+	o.inst.scheduled.Add(ctx, 0, ts.attrs.target)
+	o.inst.inFlight.Add(ctx, 0, ts.attrs.target)
+	o.initSLOSeries(ctx, ts)
 }
 
 // observe reports the gauges: one-hot state, start-up wait and info.
 func (o *Observer) observe(_ context.Context, obs metric.Observer) error {
-	for _, ts := range o.targets {
+	for _, ts := range o.targets.all() {
 		ts.mu.Lock()
 		state, waited := ts.state, ts.waited
 		ts.mu.Unlock()
@@ -177,7 +234,7 @@ func (o *Observer) Close() error {
 
 // Scheduled implements probe.Observer.
 func (o *Observer) Scheduled(target string) {
-	if ts := o.byName[target]; ts != nil {
+	if ts := o.state(target); ts != nil {
 		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.target)
 		ts.count(func(p *ProbeCounts) { p.Scheduled++ })
 	}
@@ -185,7 +242,7 @@ func (o *Observer) Scheduled(target string) {
 
 // Dropped implements probe.Observer.
 func (o *Observer) Dropped(target string, reason probe.DropReason) {
-	if ts := o.byName[target]; ts != nil {
+	if ts := o.state(target); ts != nil {
 		o.inst.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
 		ts.count(func(p *ProbeCounts) { p.Dropped[reason]++ })
 	}
@@ -193,7 +250,7 @@ func (o *Observer) Dropped(target string, reason probe.DropReason) {
 
 // Started implements probe.Observer.
 func (o *Observer) Started(target string) {
-	if ts := o.byName[target]; ts != nil {
+	if ts := o.state(target); ts != nil {
 		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.target)
 		ts.count(func(p *ProbeCounts) { p.Sent++ })
 	}
@@ -208,7 +265,7 @@ func (ts *targetState) count(f func(*ProbeCounts)) {
 
 // State implements probe.Observer.
 func (o *Observer) State(target string, state probe.TargetState, waited time.Duration) {
-	ts := o.byName[target]
+	ts := o.state(target)
 	if ts == nil {
 		return
 	}
@@ -222,7 +279,7 @@ func (o *Observer) State(target string, state probe.TargetState, waited time.Dur
 
 // Finished implements probe.Observer.
 func (o *Observer) Finished(rec *probe.Record) {
-	ts := o.byName[rec.Target]
+	ts := o.state(rec.Target)
 	if ts == nil {
 		return
 	}
@@ -231,7 +288,7 @@ func (o *Observer) Finished(rec *probe.Record) {
 	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
 	o.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
 	o.recordLatencies(ctx, ts, rec)
-	if !ts.target.realtime() {
+	if ts.target.kind().httpPhases {
 		o.recordPhases(ctx, ts.attrs, rec)
 	}
 	o.recordSLO(ctx, ts, rec)
@@ -312,7 +369,7 @@ func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *pr
 		d, ok = rec.ScheduledLatency()
 		record(ctx, o.inst.scheduledLatency, d, ok, a.target)
 	}
-	if t.realtime() {
+	if t.kind().roundTrips {
 		d, ok = rec.TimeToLastRoundTrip()
 		record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
 		d, ok = rec.AverageRTT()

@@ -98,13 +98,13 @@ func otlpEndpointCredentials(getenv func(string) string) error {
 }
 
 // newOTLPReader returns a periodic reader (with opts) pushing over OTLP
-// and the exporter counting its exports and telling watch of overflow
-// series, or nils when the environment does not ask for OTLP. The exporter
-// reads its endpoint and headers, the reader its interval, from the
-// standard environment variables; over HTTP, the client is
-// otlpHTTPClient's (timeout and TLS from the same variables, no
-// redirects).
-func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
+// and the exporter counting its exports, telling watch of overflow series
+// and leaving out the series hide retires, or nils when the environment
+// does not ask for OTLP. The exporter reads its endpoint and headers, the
+// reader its interval, from the standard environment variables; over
+// HTTP, the client is otlpHTTPClient's (timeout and TLS from the same
+// variables, no redirects).
+func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch, hide *retired,
 	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
@@ -130,7 +130,7 @@ func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overf
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	counted := &countingExporter{Exporter: exp, overflow: watch}
+	counted := &countingExporter{Exporter: exp, overflow: watch, retired: hide}
 	return sdkmetric.NewPeriodicReader(counted, opts...), counted, nil
 }
 

@@ -29,6 +29,7 @@ type countingExporter struct {
 	sdkmetric.Exporter
 	counter  atomic.Pointer[metric.Int64Counter]
 	overflow *overflowWatch
+	retired  *retired
 }
 
 // exportOutcome are the attribute sets of the outcomes.
@@ -55,11 +56,13 @@ func (e *countingExporter) count(meter metric.Meter) error {
 	return nil
 }
 
-// Export exports rm, counts the outcome and reports overflow series.
+// Export exports rm without its retired series, counts the outcome and
+// reports overflow series.
 func (e *countingExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if e.overflow != nil {
 		e.overflow.otlp(rm)
 	}
+	e.retired.otlp(rm)
 	err := e.Exporter.Export(ctx, rm)
 	if c := e.counter.Load(); c != nil {
 		(*c).Add(context.WithoutCancel(ctx), 1, exportOutcome[err == nil])

@@ -254,6 +254,7 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
 		InstrumentOTLPExports, InstrumentBuildInfo, InstrumentCollectionTimestamp,
+		InstrumentReloadSuccessful, InstrumentReloadSuccessTimestamp, InstrumentReloads,
 		// The Go and process collectors, bridged, as the dashboards read them.
 		"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines",
 	}

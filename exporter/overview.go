@@ -27,8 +27,8 @@ func (w *Windows) overview(page *web.Overview, statuses []TargetStatus) {
 		if st.Target.Stream {
 			row.LatencyQuantity, row.LatencyTitle = window.TTFT.String(), "TTFT p50 / p99, last hour"
 		}
-		if w != nil && w.byName[row.Name] != nil {
-			w.overviewFigures(page, &row, w.byName[row.Name].store)
+		if wt := w.lookup(row.Name); wt != nil {
+			w.overviewFigures(page, &row, wt.store)
 		}
 		page.Targets = append(page.Targets, row)
 	}

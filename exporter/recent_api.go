@@ -40,7 +40,7 @@ type apiRecentProbe struct {
 func (w *Windows) getRecent(r apiRequest) (any, *apiError) {
 	name := r.req.PathValue("name")
 	st, ok := w.states()[name]
-	if w.byName[name] == nil || !ok {
+	if w.lookup(name) == nil || !ok {
 		return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown target %q", name)}
 	}
 	out := apiRecent{Target: name, Recent: []apiRecentProbe{}}

@@ -30,6 +30,9 @@ type ServerOptions struct {
 	WebConfigFile string
 	// Version is shown on the status pages; empty shows nothing.
 	Version string
+	// ConfigPath, when not empty, is the path of the running configuration
+	// page (a route added with Handle), which the landing page links.
+	ConfigPath string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 	// Limits bounds the clients' time, connections and heavy requests;

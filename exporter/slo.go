@@ -145,7 +145,7 @@ func (o *Observer) recordSLO(ctx context.Context, ts *targetState, rec *probe.Re
 
 // observeSLO reports the target attainment and period of every objective set.
 func (o *Observer) observeSLO(obs metric.Observer) {
-	for _, ts := range o.targets {
+	for _, ts := range o.targets.all() {
 		for _, a := range ts.objectives {
 			obs.ObserveFloat64(o.inst.slo.objective, a.objective.Attainment, a.set)
 			obs.ObserveFloat64(o.inst.slo.period, a.objective.Period.Seconds(), a.set)

@@ -72,8 +72,8 @@ func (s *TargetStatus) Ready() bool { return s.ReachedReady && s.Probed }
 
 // Status returns a snapshot of every target, in the order given to NewObserver.
 func (o *Observer) Status() []TargetStatus {
-	out := make([]TargetStatus, 0, len(o.targets))
-	for _, ts := range o.targets {
+	out := make([]TargetStatus, 0, o.targets.len())
+	for _, ts := range o.targets.all() {
 		out = append(out, ts.snapshot())
 	}
 	return out
@@ -97,7 +97,7 @@ func (ts *targetState) snapshot() TargetStatus {
 // empty when every target is.
 func (o *Observer) NotReady() []string {
 	var names []string
-	for _, ts := range o.targets {
+	for _, ts := range o.targets.all() {
 		ts.mu.Lock()
 		ready := ts.reachedReady && ts.probed
 		ts.mu.Unlock()

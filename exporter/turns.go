@@ -58,7 +58,7 @@ func (o *Observer) recordTurnDelays(ctx context.Context, a *targetAttrs, rec *pr
 // GenerationDelay implements probe.SchedulerObserver; it records only for
 // targets with conversations.
 func (o *Observer) GenerationDelay(target string, d time.Duration) {
-	if ts := o.byName[target]; ts != nil && ts.target.Conversations {
+	if ts := o.state(target); ts != nil && ts.target.Conversations {
 		o.inst.turns.generation.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }
@@ -66,7 +66,7 @@ func (o *Observer) GenerationDelay(target string, d time.Duration) {
 // ThinkTime implements probe.SchedulerObserver; it records only for targets
 // with conversations.
 func (o *Observer) ThinkTime(target string, d time.Duration) {
-	if ts := o.byName[target]; ts != nil && ts.target.Conversations {
+	if ts := o.state(target); ts != nil && ts.target.Conversations {
 		o.inst.turns.think.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }

@@ -16,8 +16,7 @@ import (
 // tables (ServerOptions.Windows).
 type Windows struct {
 	observer *Observer
-	targets  []*windowTarget
-	byName   map[string]*windowTarget
+	targets  *registry[*windowTarget]
 	inst     *windowInstruments
 	gauges   WindowGauges
 	reg      metric.Registration
@@ -40,28 +39,14 @@ type windowTarget struct {
 // metrics exported: without it every one may be. Close it before creating
 // another on the same Metrics.
 func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Windows, error) {
-	w := &Windows{observer: observer, byName: map[string]*windowTarget{}, gauges: AllWindowGauges()}
+	w := &Windows{observer: observer, targets: newRegistry[*windowTarget](), gauges: AllWindowGauges()}
 	if m != nil {
 		w.gauges = m.gauges
 	}
 	for _, s := range stores {
-		if s == nil {
-			return nil, errors.New("could not export windows: nil store")
+		if err := w.Add(s); err != nil {
+			return nil, err
 		}
-		if w.byName[s.Target()] != nil {
-			return nil, fmt.Errorf("could not export windows: target %q: duplicate name", s.Target())
-		}
-		wt := &windowTarget{store: s}
-		var objectives []string
-		for _, o := range s.Objectives() {
-			objectives = append(objectives, o.Name)
-		}
-		seconds := windowMetrics(observer.target(s.Target()))
-		for _, length := range s.Windows() {
-			wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length, seconds, w.gauges.Levels, objectives))
-		}
-		w.targets = append(w.targets, wt)
-		w.byName[s.Target()] = wt
 	}
 	if m == nil {
 		return w, nil
@@ -75,6 +60,45 @@ func NewWindows(m *Metrics, observer *Observer, stores []*window.Store) (*Window
 		return nil, fmt.Errorf("could not register window gauge callback: %w", err)
 	}
 	return w, nil
+}
+
+// Add exports the windows of s, a target not exported yet; the duration
+// metrics exported follow its kind as the observer describes it, so add
+// the target to the observer first.
+func (w *Windows) Add(s *window.Store) error {
+	if s == nil {
+		return errors.New("could not export windows: nil store")
+	}
+	if _, ok := w.targets.get(s.Target()); ok {
+		return fmt.Errorf("could not export windows: target %q: duplicate name", s.Target())
+	}
+	w.targets.put(s.Target(), w.newWindowTarget(s))
+	return nil
+}
+
+// Replace exports s in place of the store of the target of the same name
+// (whose description may have changed): the gauges, API and landing page
+// read s from now on.
+func (w *Windows) Replace(s *window.Store) {
+	w.targets.put(s.Target(), w.newWindowTarget(s))
+}
+
+// Remove stops exporting the windows of the target called name; its
+// gauges are no longer reported.
+func (w *Windows) Remove(name string) { w.targets.remove(name) }
+
+// newWindowTarget precomputes the attribute sets of s's gauges.
+func (w *Windows) newWindowTarget(s *window.Store) *windowTarget {
+	wt := &windowTarget{store: s}
+	var objectives []string
+	for _, o := range s.Objectives() {
+		objectives = append(objectives, o.Name)
+	}
+	seconds := windowMetrics(w.observer.target(s.Target()))
+	for _, length := range s.Windows() {
+		wt.windows = append(wt.windows, newWindowAttrs(s.Target(), length, seconds, w.gauges.Levels, objectives))
+	}
+	return wt
 }
 
 // Close stops reporting the window gauges.
@@ -108,4 +132,14 @@ func (w *Windows) Register(s *Server) {
 	s.Handle("/api/v1/", w.apiHandler(func(r apiRequest) (any, *apiError) {
 		return nil, &apiError{status: http.StatusNotFound, msg: "unknown API path " + r.req.URL.Path}
 	}))
+}
+
+// lookup returns the target called name, or nil when there is none (or w
+// is nil).
+func (w *Windows) lookup(name string) *windowTarget {
+	if w == nil {
+		return nil
+	}
+	wt, _ := w.targets.get(name)
+	return wt
 }

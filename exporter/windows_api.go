@@ -111,7 +111,8 @@ func parseAPI(r *http.Request) (apiRequest, *apiError) {
 func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 	out := apiTargets{Targets: []apiTarget{}}
 	states := w.states()
-	for _, wt := range w.targets {
+	targets := w.targets.all()
+	for _, wt := range targets {
 		t := apiTarget{Name: wt.store.Target(), Windows: []apiWindow{}}
 		if st, ok := states[t.Name]; ok {
 			t.Model, t.API, t.Stream, t.State = st.Target.Model, st.Target.API, st.Target.Stream, string(st.State)
@@ -124,12 +125,12 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 			t.MeasureStart = timeJSON(start)
 		}
 		for _, snap := range wt.store.CurrentAll() {
-			t.Windows = append(t.Windows, newAPIWindow(snap, false, r.records, t.API == apiRealtime))
+			t.Windows = append(t.Windows, newAPIWindow(snap, false, r.records, apiKinds[t.API].roundTrips))
 		}
 		out.Targets = append(out.Targets, t)
 	}
-	if len(w.targets) > 0 {
-		out.Confidence = confidenceJSON(w.targets[0].store.Confidence())
+	if len(targets) > 0 {
+		out.Confidence = confidenceJSON(targets[0].store.Confidence())
 	}
 	return out, nil
 }
@@ -137,14 +138,14 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 // getWindow serves GET /api/v1/targets/{name}/windows/{window}.
 func (w *Windows) getWindow(r apiRequest) (any, *apiError) {
 	name, wname := r.req.PathValue("name"), r.req.PathValue("window")
-	wt := w.byName[name]
+	wt, _ := w.targets.get(name)
 	if wt == nil {
 		return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown target %q", name)}
 	}
 	length, err := window.ParseName(wname)
 	if err == nil {
 		if snap := wt.store.Current(length); snap != nil {
-			return newAPIWindow(snap, true, r.records, w.states()[name].Target.API == apiRealtime), nil
+			return newAPIWindow(snap, true, r.records, apiKinds[w.states()[name].Target.API].roundTrips), nil
 		}
 	}
 	return nil, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown window %q of target %q (configured: %s)",

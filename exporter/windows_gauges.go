@@ -125,7 +125,7 @@ func windowMetrics(t *Target) []window.Metric {
 				continue
 			}
 		case window.TimeToLastRoundTrip, window.AverageRTT:
-			if !t.realtime() {
+			if !t.kind().roundTrips {
 				continue
 			}
 		}
@@ -246,7 +246,7 @@ func newWindowAttrs(target string, length time.Duration, seconds []window.Metric
 // observe reports every target's windows from their cached snapshots, all
 // of a target's taken at one instant.
 func (w *Windows) observe(_ context.Context, o metric.Observer) error {
-	for _, wt := range w.targets {
+	for _, wt := range w.targets.all() {
 		snaps := wt.store.CurrentAll()
 		for i, a := range wt.windows {
 			w.observeWindow(o, a, snaps[i])

@@ -50,15 +50,16 @@ var (
 // targetPage fills the page's window table, legend, history span and
 // window links; w may be nil.
 func (w *Windows) targetPage(page *web.TargetPage, st *TargetStatus) {
-	if w == nil || w.byName[page.Name] == nil {
+	wt := w.lookup(page.Name)
+	if wt == nil {
 		return
 	}
-	store := w.byName[page.Name].store
+	store := wt.store
 	page.Legend = legend(store.Confidence())
 	interval, retention := store.HistorySpan()
 	page.Interval, page.Retention = window.Name(interval), window.Name(retention)
 	cols := landingColumns
-	if st.Target.API == apiRealtime {
+	if apiKinds[st.Target.API].roundTrips {
 		cols = slices.Concat(landingColumns, roundTripColumns)
 	}
 	table := &web.WindowTable{}

@@ -211,6 +211,14 @@ groups:
         annotations:
           summary: 'LLM target {{ $labels.target }} did not become ready'
           description: 'The start-up gate of {{ $labels.target }} on {{ $labels.instance }} did not pass within its startup_timeout; checks go on, and probing starts once it passes.'
+      - alert: LLMProberConfigReloadFailure
+        expr: max by (job, instance) (max_over_time(llmprober_config_last_reload_successful[5m])) == 0
+        for: 10m
+        labels:
+          severity: ticket
+        annotations:
+          summary: 'llmprober {{ $labels.instance }} of job {{ $labels.job }} cannot reload its configuration'
+          description: 'The last configuration reload of {{ $labels.instance }} failed and none has succeeded for 15 minutes: it goes on probing with its previous configuration, and a restart would fail on the new one. Its log and POST /-/reload name the file, line and field.'
       - alert: LLMProberTargetStale
         expr: |
           llmprober:target_reported:group[[.StaleRange]]

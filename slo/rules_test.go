@@ -64,7 +64,7 @@ func TestRulesParseAndCover(t *testing.T) {
 		}
 	}
 	// Without a job, LLMProberDown keeps its job-agnostic parts.
-	want := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberTargetNotReady", "LLMProberTargetStale",
+	want := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberTargetNotReady", "LLMProberConfigReloadFailure", "LLMProberTargetStale",
 		"LLMProberTargetFailing", "LLMProberNoSuccessfulProbe", "LLMProberBehindSchedule", "LLMProberProbesDropped"}
 	if got := names["llmprober-health"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("health alerts = %v, want %v", got, want)

@@ -37,6 +37,7 @@ Usage:
   llmprober demo  [--listen-address ADDR] [--log-level LEVEL]
       Start the embedded simulated endpoint on loopback and probe it.
   llmprober run   [--config FILE] [--listen-address ADDR] [--log-level LEVEL] [--web-config-file FILE]
+                  [--config.auto-reload-interval D]
                   [--shards N --shard I]
       Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL;
       with --shards, only those whose name hashes to shard I (0 to N-1).
@@ -69,7 +70,9 @@ Environment:
       Also push metrics with OTLP (http/protobuf by default, or grpc).
 
 Endpoints: / (status page), /targets/NAME, /metrics, /-/healthy, /-/ready,
-/api/v1/targets.
+/api/v1/targets, /config (the running configuration, secrets redacted),
+POST /-/reload. SIGHUP and POST /-/reload reload the configuration of run
+(see README).
 `
 
 // Run is the whole command line: environ is the environment (name → value); it parses args, runs the subcommand until it

@@ -5,7 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/daemon"
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
@@ -35,27 +40,75 @@ func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
 	var f commonFlags
 	var sf shardFlags
+	var autoReload time.Duration
 	fs := newFlagSet("run", stderr, &f, true, true)
 	addShardFlags(fs, &sf, environ)
+	fs.DurationVar(&autoReload, "config.auto-reload-interval", 0,
+		"poll the configuration file's checksum this often and reload when it changed (for Kubernetes ConfigMaps); 0, the default, is off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if autoReload < 0 {
+		fmt.Fprintf(stderr, "--config.auto-reload-interval must not be negative, got %s\n", autoReload)
+		return errUsage
 	}
 	cfg, err := resolveShard(f, sf, environ, f.webConfig)
 	if err != nil {
 		return err
 	}
-	logger := wiring.NewLogger(stderr, cfg.LogLevel)
+	logger, level := wiring.NewLevelLogger(stderr, cfg.LogLevel)
 	if sf.shards > 1 {
 		logger.Info("probing one shard of the targets", "shard", sf.shard, "shards", sf.shards, "targets", len(cfg.Targets))
 	}
 	if len(cfg.Targets) == 0 {
 		logger.Warn("no target hashes to this shard; serving metrics only", "shard", sf.shard, "shards", sf.shards)
 	}
-	d, err := daemon.New(ctx, cfg, logger, f.webConfig, getenv(environ))
+	hangup, stopHangup := notifyHangup()
+	defer stopHangup()
+	d, err := daemon.New(ctx, daemon.Options{
+		Config: cfg, Logger: logger, Level: level, WebConfigFile: f.webConfig, Getenv: getenv(environ),
+		Reload: func() (*config.Config, error) { return resolveShard(f, sf, environ, f.webConfig) },
+		File:   configFile(f, environ), AutoReloadInterval: autoReload, Hangup: hangup,
+	})
 	if err != nil {
 		return err
 	}
 	return d.Run(ctx, cfg.ListenAddress, stdout)
+}
+
+// configFile is the configuration file run reads: --config, else
+// LLMPROBER_CONFIG; empty for a target set by the environment alone.
+func configFile(f commonFlags, environ map[string]string) string {
+	return firstNonEmpty(f.config, environ["LLMPROBER_CONFIG"])
+}
+
+// notifyHangup delivers every SIGHUP on the returned channel (at most one
+// waiting) until stop, after which SIGHUP is ignored again.
+func notifyHangup() (<-chan struct{}, func()) {
+	sig := make(chan os.Signal, 1)
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	signal.Notify(sig, syscall.SIGHUP)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-sig:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			case <-done:
+				return
+			}
+		}
+	})
+	return out, func() {
+		signal.Stop(sig)
+		signal.Ignore(syscall.SIGHUP)
+		close(done)
+		wg.Wait()
+	}
 }
 
 // resolveShard reads and checks the configuration, then keeps the targets

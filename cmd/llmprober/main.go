@@ -22,7 +22,7 @@ func init() { buildinfo.Set(version, revision) }
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// SIGHUP, which by default kills the process, must not lose the final
-	// flush: it is ignored until configuration reload exists.
+	// flush: it is ignored, except by run, which reloads on it.
 	signal.Ignore(syscall.SIGHUP)
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ()) }()

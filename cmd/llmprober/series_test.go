@@ -60,7 +60,7 @@ func TestCheckPrintsSeriesBudget(t *testing.T) {
 	}
 	for _, want := range []string{
 		"configuration is valid: 2 target(s): t0, t1",
-		"series: up to 898 (448 per target, 2 shared; series_limit 250000)",
+		"series: up to 902 (448 per target, 6 shared; series_limit 250000)",
 		"largest instrument: llmprober_window_percentile_seconds with 42 attribute sets (OpenTelemetry cardinality limit 2000)",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -77,7 +77,7 @@ func TestCheckRefusesOverBudget(t *testing.T) {
 		name, config, want string
 	}{
 		{"2000 targets", targetsConfig(2000, ""),
-			"series_limit: the configuration exports up to 896002 series (2000 targets, 448 per target; largest instrument llmprober_window_percentile_seconds with 42000 attribute sets), above series_limit 250000"},
+			"series_limit: the configuration exports up to 896006 series (2000 targets, 448 per target; largest instrument llmprober_window_percentile_seconds with 42000 attribute sets), above series_limit 250000"},
 		{"every window gauge", targetsConfig(200, "series_limit: 100000\nwindow_gauges: {export: [percentiles, means, tokens, rates, slo, intervals], percentiles: [p50, p90, p95, p99, p99.9]}\n"),
 			"above series_limit 100000: raise series_limit, export fewer window gauges (window_gauges), windows or objective sets, or split the targets over replicas (--shards)"},
 		// 100 targets with a TTFT threshold each, 301 to 400 ms, none of

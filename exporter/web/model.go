@@ -4,6 +4,9 @@ package web
 type Overview struct {
 	// Version is the daemon's version; empty shows none.
 	Version string
+	// ConfigPath is where the running configuration is shown ("/config");
+	// empty links to none.
+	ConfigPath string
 	// Window names the window whose figures the rows show ("1h").
 	Window string
 	// Confidence is the intervals' level ("95 %").
@@ -43,6 +46,9 @@ type Objective struct {
 type TargetPage struct {
 	// Version is the daemon's version; empty shows none.
 	Version string
+	// ConfigPath is where the running configuration is shown; empty links
+	// to none.
+	ConfigPath string
 	// Name is the target's name.
 	Name string
 	// API links the target's JSON documents.

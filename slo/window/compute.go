@@ -122,7 +122,7 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		for m := range numMetrics {
 			snap.summaries[m] = summarizeByStatus(Metric(m), &accumulator{}, &aggregates{}, s.set.Confidence)
 		}
-		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
+		snap.Objectives = attainments(s.objectives(), nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
 	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, g.codes
@@ -134,7 +134,7 @@ func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
 		a.addPart(&g.parts[i])
 	}
 	snap.fillRates(a, &g)
-	snap.Objectives = attainments(s.set.Objectives, sloCounts(len(s.set.Objectives), a, &g),
+	snap.Objectives = attainments(s.objectives(), sloCounts(len(s.set.Objectives), a, &g),
 		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
 	for m := range numMetrics {
 		snap.summaries[m] = summarizeByStatus(Metric(m), a, &g.ev, s.set.Confidence)

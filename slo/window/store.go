@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
@@ -25,6 +26,11 @@ type Store struct {
 	hist    history
 
 	cache cache // the last snapshots, one per window
+
+	// retargeted holds the objective sets Retarget set, nil until then:
+	// the same names and thresholds as set.Objectives, their attainment
+	// and period changed.
+	retargeted atomic.Pointer[[]slo.Objective]
 }
 
 var _ probe.Observer = (*Store)(nil)
@@ -50,7 +56,33 @@ func (s *Store) Windows() []time.Duration { return slices.Clone(s.set.Windows) }
 
 // Objectives returns the objective sets whose attainment the windows
 // report, in configured order.
-func (s *Store) Objectives() []slo.Objective { return slices.Clone(s.set.Objectives) }
+func (s *Store) Objectives() []slo.Objective { return slices.Clone(s.objectives()) }
+
+// objectives returns the objective sets, as Retarget last set them.
+func (s *Store) objectives() []slo.Objective {
+	if p := s.retargeted.Load(); p != nil {
+		return *p
+	}
+	return s.set.Objectives
+}
+
+// Retarget changes the attainment and period of the objective sets, which
+// the snapshots report, keeping every record: objectives must have the
+// names and thresholds of the store's, in order, else it is an error and
+// nothing changes.
+func (s *Store) Retarget(objectives []slo.Objective) error {
+	if len(objectives) != len(s.set.Objectives) {
+		return fmt.Errorf("could not retarget the windows of %s: %d objective sets, not %d", s.target, len(objectives), len(s.set.Objectives))
+	}
+	for i, o := range objectives {
+		if was := s.set.Objectives[i]; o.Name != was.Name || !slices.Equal(o.Thresholds, was.Thresholds) {
+			return fmt.Errorf("could not retarget the windows of %s: objective set %d changed its name or thresholds", s.target, i)
+		}
+	}
+	c := slices.Clone(objectives)
+	s.retargeted.Store(&c)
+	return nil
+}
 
 // Confidence returns the level of the intervals, or 0 when they are off.
 func (s *Store) Confidence() float64 { return s.set.Confidence }

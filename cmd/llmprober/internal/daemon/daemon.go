@@ -1,5 +1,6 @@
 // Package daemon is a running llmprober: one exporter, its HTTP server and
-// the probers of the configured targets, from start to the final flush.
+// a unit per configured target, from start to the final flush, with
+// configuration reloads reconciling the units in between.
 package daemon
 
 import (
@@ -10,81 +11,134 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
-	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 )
 
-// Daemon is one running llmprober: its metrics, HTTP server and probers.
+// Options configure New.
+type Options struct {
+	// Config is the validated configuration to run.
+	Config *config.Config
+	// Logger receives every log line; Level, when not nil, is its level,
+	// which a reload sets to the new log_level.
+	Logger *slog.Logger
+	Level  *slog.LevelVar
+	// WebConfigFile is the exporter-toolkit web configuration; empty
+	// serves plain HTTP.
+	WebConfigFile string
+	// Getenv reads the environment (OTLP variables, API keys).
+	Getenv func(string) string
+	// Reload, when not nil, reads and validates the configuration again,
+	// with the checks of llmprober check; nil makes every reload fail.
+	Reload func() (*config.Config, error)
+	// File is the configuration file whose SHA-256 checksum tells a reload
+	// whether anything changed; empty loads on every reload.
+	File string
+	// AutoReloadInterval, when positive, polls File's checksum that often
+	// and reloads when it changed.
+	AutoReloadInterval time.Duration
+	// Hangup delivers SIGHUP: each one reloads.
+	Hangup <-chan struct{}
+}
+
+// Daemon is one running llmprober: its metrics, HTTP server and units.
 type Daemon struct {
+	opts     Options
 	logger   *slog.Logger
+	clk      clock.Clock
+	logs     *wiring.LogObserver
 	metrics  *exporter.Metrics
+	metricsO exporter.Options
 	observer *exporter.Observer
 	windows  *exporter.Windows
 	server   *exporter.Server
-	targets  []*wiring.Wired
 	// flushTimeout bounds the final OTLP flush.
 	flushTimeout time.Duration
 	// maxConns is the HTTP server's connection cap.
 	maxConns int
+
+	// running is the configuration running, for /config.
+	running atomic.Pointer[config.Config]
+
+	// mu serialises reloads, start and stop; it guards what follows.
+	mu       sync.Mutex
+	units    map[string]*unit
+	sum      [32]byte
+	failed   bool
+	probeCtx context.Context
+	stopped  bool
 }
 
 // New wires every configured target to one exporter, whose
-// OpenTelemetry errors and SDK messages go to logger, redacted and
-// rate-limited.
-func New(ctx context.Context, cfg *config.Config, logger *slog.Logger, webConfig string, getenv func(string) string) (*Daemon, error) {
-	opts, budget, err := wiring.MetricsOptions(cfg, getenv, logger)
+// OpenTelemetry errors and SDK messages go to the logger, redacted and
+// rate-limited; nothing is probed before Run.
+func New(ctx context.Context, o Options) (*Daemon, error) {
+	cfg := o.Config
+	opts, budget, err := wiring.MetricsOptions(cfg, o.Getenv, o.Logger)
 	if err != nil {
 		return nil, err
 	}
 	if err := wiring.CheckBudget(cfg, budget); err != nil {
 		return nil, fmt.Errorf("%w:\n%w", wiring.ErrInvalid, err)
 	}
-	opts.Errors = exporter.NewErrorLog(logger, getenv, nil)
+	opts.Errors = exporter.NewErrorLog(o.Logger, o.Getenv, nil)
 	opts.Errors.Install()
 	metrics, err := exporter.NewMetrics(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	infos := wiring.ExporterTargets(cfg)
-	d := &Daemon{logger: logger, metrics: metrics, flushTimeout: exporter.FlushTimeout(getenv)}
-	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
+	d := &Daemon{opts: o, logger: o.Logger, metrics: metrics, metricsO: opts, flushTimeout: exporter.FlushTimeout(o.Getenv),
+		clk: clock.Precise(), units: map[string]*unit{}}
+	d.sum, _ = fileSum(o.File)
+	if err := d.build(cfg); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
-	clk := clock.Precise()
-	logs := wiring.NewLogObserver(logger, clk.Now)
-	stores, err := wiring.NewWindowStores(cfg, clk)
-	if err != nil {
-		return nil, errors.Join(err, d.close())
-	}
-	if d.windows, err = exporter.NewWindows(metrics, d.observer, stores); err != nil {
-		return nil, errors.Join(err, d.close())
-	}
-	for i := range cfg.Targets {
-		obs := probe.Observers{d.observer, logs, stores[i]}
-		w, err := wiring.WireTarget(&cfg.Targets[i], clk, obs, logs, logger)
-		if err != nil {
-			return nil, errors.Join(err, d.close())
-		}
-		d.targets = append(d.targets, w)
-	}
-	d.maxConns = wiring.ServerConnections(wiring.OpenFileLimit(), cfg.Targets)
-	d.server = exporter.NewServer(exporter.ServerOptions{
-		Metrics: metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: webConfig, Version: buildinfo.Version(), Logger: logger,
-		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
-	})
-	d.windows.Register(d.server)
+	d.running.Store(cfg)
 	return d, nil
 }
 
-// Run serves HTTP on listen and probes every target until ctx ends, then
-// stops the probers (requests in flight become incomplete), flushes the
-// metrics and shuts the server down.
+// build creates the observer, the window gauges, a unit per target and
+// the HTTP server.
+func (d *Daemon) build(cfg *config.Config) error {
+	var err error
+	if d.observer, err = exporter.NewObserver(d.metrics, nil); err != nil {
+		return err
+	}
+	d.logs = wiring.NewLogObserver(d.logger, d.clk.Now)
+	if d.windows, err = exporter.NewWindows(d.metrics, d.observer, nil); err != nil {
+		return err
+	}
+	for i := range cfg.Targets {
+		u, err := d.newUnit(cfg, &cfg.Targets[i], nil)
+		if err != nil {
+			return err
+		}
+		if err := u.join(d); err != nil {
+			return err
+		}
+		d.units[u.cfg.Name] = u
+	}
+	d.maxConns = wiring.ServerConnections(wiring.OpenFileLimit(), cfg.Targets)
+	d.server = exporter.NewServer(exporter.ServerOptions{
+		Metrics: d.metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: d.opts.WebConfigFile,
+		Version: buildinfo.Version(), Logger: d.logger, ConfigPath: "/config",
+		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
+	})
+	d.windows.Register(d.server)
+	d.registerRoutes()
+	return nil
+}
+
+// Run serves HTTP on listen and probes every target until ctx ends,
+// reloading on SIGHUP, POST /-/reload and, when enabled, a changed file;
+// then it stops the units (requests in flight become incomplete), flushes
+// the metrics and shuts the server down.
 func (d *Daemon) Run(ctx context.Context, listen string, stdout io.Writer) error {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -97,21 +151,41 @@ func (d *Daemon) Run(ctx context.Context, listen string, stdout io.Writer) error
 	// Before any probe: every counter's first OTLP sample is 0.
 	d.metrics.ExportStart(ctx)
 	probeCtx, stopProbes := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, t := range d.targets {
-		wg.Go(func() { _ = t.Prober.Run(probeCtx) })
-	}
-	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String(),
+	d.startAll(probeCtx)
+	d.logger.Info("probing", "targets", len(d.running.Load().Targets), "listen", l.Addr().String(),
 		"max_connections", d.maxConns)
+	var watchers sync.WaitGroup
+	watchers.Go(func() { d.watch(probeCtx) })
 	var runErr error
 	select {
 	case <-ctx.Done():
 	case runErr = <-serveErr:
 	}
 	stopProbes()
-	wg.Wait()
+	watchers.Wait()
+	d.stopAll()
 	d.logger.Info("stopped probing")
 	return errors.Join(runErr, d.close())
+}
+
+// startAll starts every unit under ctx.
+func (d *Daemon) startAll(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.probeCtx = ctx
+	for _, u := range d.units {
+		u.start(ctx)
+	}
+}
+
+// stopAll stops every unit; no reload runs after it.
+func (d *Daemon) stopAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	for _, u := range d.units {
+		u.stop(context.Canceled)
+	}
 }
 
 // close shuts down everything New built: first the HTTP server,
@@ -134,9 +208,11 @@ func (d *Daemon) close() error {
 	if d.windows != nil {
 		errs = append(errs, d.windows.Close())
 	}
-	for _, t := range d.targets {
-		t.Client.CloseIdleConnections()
+	d.mu.Lock()
+	for _, u := range d.units {
+		u.wired.Client.CloseIdleConnections()
 	}
+	d.mu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -148,7 +224,7 @@ func printURLs(w io.Writer, addr string, otlp bool) {
 	}
 	base := "http://" + net.JoinHostPort(host, port)
 	fmt.Fprintf(w, "llmprober %s listening on %s\n", buildinfo.Version(), addr)
-	fmt.Fprintf(w, "  landing page: %s/\n  metrics:      %s/metrics\n  ready:        %s/-/ready\n", base, base, base)
+	fmt.Fprintf(w, "  status page:  %s/\n  metrics:      %s/metrics\n  ready:        %s/-/ready\n", base, base, base)
 	fmt.Fprintf(w, "  status API:   %s/api/v1/targets\n", base)
 	if otlp {
 		fmt.Fprintln(w, "  OTLP export:  on (OTEL_METRICS_EXPORTER=otlp)")

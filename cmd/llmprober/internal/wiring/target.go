@@ -67,16 +67,39 @@ func WireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *Log
 	return &Wired{Prober: p, Info: ExporterTarget(t), Client: client}, nil
 }
 
-// newBackend returns the target's backend: the realtime WebSocket backend
-// for openai_websocket, the HTTP backend otherwise.
+// backendConstructor builds a target's backend from its HTTP client, the
+// headers of every request, the secrets to redact and the clock.
+type backendConstructor func(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error)
+
+// backends maps every backend a target may name (config.Backends) to its
+// constructor: the one place that knows them.
+var backends = map[string]backendConstructor{
+	config.BackendHTTP:      newHTTPBackend,
+	config.BackendWebSocket: newRealtimeBackend,
+}
+
+// newBackend returns the backend t names.
 func newBackend(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
-	if t.Backend != config.BackendWebSocket {
-		return openai.New(openai.Config{
-			Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
-			Timeout: t.Timeout, Header: header, Secrets: secrets,
-			MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client, Clock: clk,
-		})
+	build, ok := backends[t.Backend]
+	if !ok {
+		return nil, fmt.Errorf("backend %q: not known", t.Backend)
 	}
+	return build(t, client, header, secrets, clk)
+}
+
+// newHTTPBackend is the OpenAI-compatible HTTP backend (chat and
+// completions, SSE streams).
+func newHTTPBackend(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
+	return openai.New(openai.Config{
+		Target: t.Name, BaseURL: t.BaseURL, API: t.API, Model: t.Model, Stream: *t.Stream,
+		Timeout: t.Timeout, Header: header, Secrets: secrets,
+		MaxTokensFields: t.Workload.MaxTokensFields, IgnoreEOS: t.Workload.IgnoreEOS, Client: client, Clock: clk,
+	})
+}
+
+// newRealtimeBackend is the realtime WebSocket backend (streaming
+// transcription of the target's audio).
+func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
 	audio, err := t.Realtime.Audio()
 	if err != nil {
 		return nil, fmt.Errorf("realtime.audio_file: %w", err)

@@ -1,0 +1,41 @@
+package daemon
+
+import (
+	"net/http"
+
+	"github.com/llmprober/llmprober/config"
+)
+
+// registerRoutes adds POST /-/reload (any other method answers 405 with
+// Allow: POST) and GET /config to the server.
+func (d *Daemon) registerRoutes() {
+	d.server.Handle("POST /-/reload", http.HandlerFunc(d.serveReload))
+	d.server.Handle("/-/reload", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed; use POST", http.StatusMethodNotAllowed)
+	}))
+	d.server.Handle("GET /config", http.HandlerFunc(d.serveConfig))
+}
+
+// serveReload reloads the configuration: 200 when it was reloaded or did
+// not change, 400 with the error's text when the new one is refused.
+func (d *Daemon) serveReload(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if err := d.Reload(r.Context()); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(err.Error() + "\n"))
+		return
+	}
+	_, _ = w.Write([]byte("configuration reloaded\n"))
+}
+
+// serveConfig shows the running configuration as YAML, secrets redacted.
+func (d *Daemon) serveConfig(w http.ResponseWriter, _ *http.Request) {
+	b, err := config.Running(d.running.Load())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/yaml; charset=utf-8")
+	_, _ = w.Write(b)
+}
