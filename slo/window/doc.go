@@ -108,7 +108,22 @@
 // Snapshots computes every window's figures at one instant, which they
 // share as End, and caches them for a short time (one second by default),
 // because Prometheus scrapes and OTLP exports both read them; Snapshot
-// reads one window from that set. Records are gathered under the store's lock in time
-// proportional to the number of buckets; sorting and summarizing happen
-// outside it, so recording a request never waits for a snapshot.
+// reads one window from that set.
+//
+// A store keeps, beside its buckets, an index: for each metric and status
+// the values of every record it keeps, in ascending order, each with the
+// slot and place of its record and, for a metric decided by an event other
+// than the end, the number of buckets between that event and the end (16
+// bytes a value). Recording a request only marks its bucket changed. A
+// snapshot reads the buckets under the store's lock, in time proportional
+// to their number, and then, outside the lock: replaces in the index the
+// values of the buckets that changed since the last snapshot (their new
+// values sorted, merged into the rest in one pass); collects each window's
+// values in order, checking against its record only a value whose buckets
+// the window's bounds cut; and summarizes them without sorting: exact
+// summaries by stats.SummarizeSorted, estimates by one pass for the
+// percentiles and the mode and one for the squared deviations. Its cost is
+// linear in the records held (about cap × metrics values at most), not
+// n log n, plus c log c for the c records that changed since the last one;
+// recording never waits for it.
 package window

@@ -49,14 +49,12 @@ func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 // first call and shared: do not modify it.
 func (s *Snapshot) Records() []Record {
 	s.recordsOnce.Do(func() {
-		s.records = make([]Record, len(s.entries))
 		a := &accumulator{start: s.startOff, now: s.endOff}
-		for i, we := range s.entries {
-			r := &s.records[i]
-			r.Request, r.Weight = we.e.record(s.origin), we.weight
-			r.vals, r.defined = values(&r.Request)
-			for m := range numMetrics {
-				r.included[m] = r.defined[m] && a.contains(we.e.eventTime(Metric(m)))
+		for _, p := range s.parts {
+			for i := range p.entries {
+				if e := &p.entries[i]; a.contains(e.end) {
+					s.records = append(s.records, s.newRecord(a, e, p.weight[e.status]))
+				}
 			}
 		}
 		slices.SortStableFunc(s.records, func(a, b Record) int {
@@ -67,4 +65,15 @@ func (s *Snapshot) Records() []Record {
 		})
 	})
 	return s.records
+}
+
+// newRecord returns the Record of e, which stands for weight records, in
+// the window of a's bounds.
+func (s *Snapshot) newRecord(a *accumulator, e *entry, weight float64) Record {
+	r := Record{Request: e.record(s.origin), Weight: weight}
+	r.vals, r.defined = values(&r.Request)
+	for m := range numMetrics {
+		r.included[m] = r.defined[m] && a.contains(e.eventTime(Metric(m)))
+	}
+	return r
 }

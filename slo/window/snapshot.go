@@ -75,8 +75,9 @@ type Snapshot struct {
 	origin    time.Time
 	// startOff and endOff are Start and End in ns from origin.
 	startOff, endOff int64
-	entries          []weightedEntry
-	running          []time.Time
+	// parts are the window's buckets, for Records.
+	parts   []part
+	running []time.Time
 
 	recordsOnce sync.Once
 	records     []Record
@@ -117,7 +118,7 @@ func (s *Store) Snapshot(now time.Time, w time.Duration) *Snapshot {
 		return nil
 	}
 	if s.set.CacheTTL < 0 {
-		return s.compute(now, w)
+		return s.snapshotsAt(now, []time.Duration{w})[0]
 	}
 	return s.Snapshots(now)[i]
 }
@@ -134,10 +135,7 @@ func (s *Store) Snapshots(now time.Time) []*Snapshot {
 	if c.snaps != nil && s.set.CacheTTL > 0 && absDuration(now.Sub(c.at)) < s.set.CacheTTL {
 		return slices.Clone(c.snaps)
 	}
-	snaps := make([]*Snapshot, len(s.set.Windows))
-	for i, w := range s.set.Windows {
-		snaps[i] = s.compute(now, w)
-	}
+	snaps := s.snapshotsAt(now, s.set.Windows)
 	if s.set.CacheTTL > 0 {
 		c.at, c.snaps = now, snaps
 	}

@@ -22,7 +22,8 @@ type Store struct {
 	ring    *ring      // nil until measuring is scheduled to begin
 	running []time.Time
 
-	cache cache // the last snapshots, one per window
+	index valueIndex // every kept value by metric, in order; serializes computations
+	cache cache      // the last snapshots, one per window
 }
 
 var _ probe.Observer = (*Store)(nil)

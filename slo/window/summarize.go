@@ -1,50 +1,88 @@
 package window
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"github.com/llmprober/llmprober/slo/stats"
 )
 
 // summarizeByStatus summarizes metric m of the window for each status and
-// for all of them; ev holds the aggregates of the records that left a
-// sample.
-func summarizeByStatus(m Metric, a *accumulator, ev *aggregates, confidence float64) stats.ByStatus[Summary] {
+// for all of them, from the metric's values in sorted (the index's, by
+// status, ascending); ev holds the aggregates of the records that left a
+// sample. In an approximate window the aggregates of all statuses are
+// merged from theirs.
+func (sel *selection) summarizeByStatus(m Metric, sorted *[numStatuses][]elem, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
+	cols := &sc.cols
 	var out stats.ByStatus[Summary]
-	var allEv moments
+	var all, allEv moments
 	for st := range numStatuses {
-		*out.Of(stats.Status(st)) = a.summarize(m, st, ev.m[m][st], confidence)
+		col := &cols[st]
+		sel.collect(m, uint8(st), sorted[st], col)
+		var mo moments
+		if col.sampled && len(col.v) > 0 {
+			mo = col.sums()
+			mo.m2 = col.deviations(mo.mean)
+		}
+		all.merge(mo)
 		allEv.merge(ev.m[m][st])
+		if ev.m[m][st].n > 0 {
+			*out.Of(stats.Status(st)) = estimated(m, mo, ev.m[m][st], confidence, col, &sc.empty)
+		} else {
+			*out.Of(stats.Status(st)) = exact(m, col, confidence)
+		}
 	}
-	out.All = a.summarize(m, -1, allEv, confidence)
+	if st, ok := onlyStatus(m, cols, ev); ok {
+		out.All = *out.Of(st) // the same values: the same figures
+		return out
+	}
+	if allEv.n == 0 {
+		cols[numStatuses].merge(cols[:numStatuses], &sc.tmp)
+		out.All = exact(m, &cols[numStatuses], confidence)
+		return out
+	}
+	// The values of two statuses are merged as they are read; those of
+	// three, first two of them.
+	pair := [2]*column{&cols[numStatuses], &cols[numStatuses]}
+	pair[0].reset(false, true)
+	n := 0
+	for st := range numStatuses {
+		if len(cols[st].v) == 0 {
+			continue
+		}
+		if n == 2 {
+			sc.tmp.mergeTwo(pair[0], pair[1])
+			pair[0], n = &sc.tmp, 1
+		}
+		pair[n] = &cols[st]
+		n++
+	}
+	out.All = estimated(m, all, allEv, confidence, pair[0], pair[1])
 	return out
 }
 
-// summarize describes metric m's included values of status st (of every
-// status when st is negative): exactly when none of them left a sample
-// (ev is empty), else by estimating.
-func (a *accumulator) summarize(m Metric, st int, ev moments, confidence float64) Summary {
-	if ev.n > 0 {
-		return estimate(m, a.collect(m, st), ev, confidence)
+// onlyStatus returns the status that holds all of metric m's values of the
+// window, sampled and aggregated, when the others hold none.
+func onlyStatus(m Metric, cols *[numStatuses + 1]column, ev *aggregates) (stats.Status, bool) {
+	n, evN := 0, int64(0)
+	for st := range numStatuses {
+		n += len(cols[st].v)
+		evN += ev.m[m][st].n
 	}
-	n := a.count(m, st)
-	xs := make([]float64, 0, n)
-	var ws []int64
-	if m.Weighted() {
-		ws = make([]int64, 0, n)
-	}
-	a.each(m, st, func(r *row) {
-		xs = append(xs, r.vals[m].v)
-		if ws != nil {
-			ws = append(ws, r.vals[m].w)
+	for st := range numStatuses {
+		if len(cols[st].v) == n && ev.m[m][st].n == evN {
+			return stats.Status(st), true
 		}
-	})
-	if !m.Weighted() {
-		return Summary{Summary: stats.Summarize(xs, confidence)}
 	}
-	w := stats.SummarizeWeighted(xs, ws)
+	return 0, false
+}
+
+// exact describes the values of col (ascending), none of which left a
+// sample.
+func exact(m Metric, col *column, confidence float64) Summary {
+	if !m.Weighted() {
+		return Summary{Summary: stats.SummarizeSorted(col.v, confidence)}
+	}
+	w := stats.SummarizeWeighted(col.v, col.tok)
 	out := Summary{Weighted: true, Summary: stats.Summary{
 		Count: w.Count, Mean: w.Mean, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
 	}}
@@ -54,71 +92,54 @@ func (a *accumulator) summarize(m Metric, st int, ev moments, confidence float64
 	return out
 }
 
-// count returns the number of rows that include metric m, of status st or
-// of any status when st is negative.
-func (a *accumulator) count(m Metric, st int) int {
-	n := 0
-	for s := range numStatuses {
-		if st < 0 || s == st {
-			n += a.counts[m][s]
-		}
-	}
-	return n
-}
-
-// each calls f for every row that includes metric m, of status st or of
-// any status when st is negative.
-func (a *accumulator) each(m Metric, st int, f func(r *row)) {
-	for i := range a.rows {
-		if r := &a.rows[i]; r.in&(1<<m) != 0 && (st < 0 || int(r.status) == st) {
-			f(r)
-		}
-	}
-}
-
-// collect returns metric m's included values of status st (every status
-// when negative) as samples: each value's weight times the number of
-// records its record stands for.
-func (a *accumulator) collect(m Metric, st int) []sample {
-	out := make([]sample, 0, a.count(m, st))
-	a.each(m, st, func(r *row) {
-		out = append(out, sample{v: r.vals[m].v, tokens: r.vals[m].w, w: float64(r.vals[m].w) * r.weight})
-	})
+// estimated describes the sampled values of columns a and b together with
+// the evicted ones aggregated in ev, mo being the sampled values'
+// aggregates: count, sum, mean, variance, extremes and the mean's interval
+// exactly, median, mode and percentiles estimated from the columns taken
+// together, without intervals.
+func estimated(m Metric, mo, ev moments, confidence float64, a, b *column) Summary {
+	out := Summary{Weighted: m.Weighted(), Approximate: true, Summary: stats.Summary{Percentiles: levels()}}
+	order(&out, a, b)
+	mo.merge(ev)
+	estimate(&out, mo, confidence)
 	return out
 }
 
-// estimate describes the sampled values together with the evicted ones
-// aggregated in ev:
-// count, sum, mean, variance, extremes and the mean's interval exactly,
-// median, mode and percentiles as estimates, without intervals.
-func estimate(m Metric, samples []sample, ev moments, confidence float64) Summary {
-	var mo moments
-	for _, s := range samples {
-		mo.add(s.v, s.tokens)
+// sums returns the aggregates of a sampled column of one status but the
+// squared deviations: count, compensated sum and mean, extremes.
+func (c *column) sums() moments {
+	if len(c.v) == 0 {
+		return moments{}
 	}
-	mo.merge(ev)
-	out := Summary{Weighted: m.Weighted(), Approximate: true}
-	out.Count, out.Percentiles = mo.n, levels()
+	return moments{n: c.n, sum: c.sum.sum, sumC: -c.sum.c, mean: c.sum.value() / float64(c.n),
+		lo: c.v[0], hi: c.v[len(c.v)-1]}
+}
+
+// estimate sets the figures of an estimated summary that come from the
+// exact aggregates mo of the sampled and evicted values: count, mean,
+// extremes and, for unweighted metrics, sum, variance, standard deviation
+// and the mean's interval.
+func estimate(out *Summary, mo moments, confidence float64) {
+	out.Count = mo.n
 	lo, hi := mo.lo, mo.hi
 	mean := min(max(mo.mean, lo), hi)
 	if lo == hi {
 		mean = lo
 	}
 	out.Mean, out.Min, out.Max = &mean, &lo, &hi
-	if !m.Weighted() {
-		if validConfidence(confidence) {
-			out.Confidence = confidence
-		}
-		sum, variance := mo.total(), 0.0
-		if lo != hi {
-			variance = mo.m2 / float64(mo.n)
-		}
-		sd := math.Sqrt(variance)
-		out.Sum, out.Variance, out.StdDev = &sum, &variance, &sd
-		out.MeanCI = meanCI(&mo, mean, out.Confidence)
+	if out.Weighted {
+		return
 	}
-	estimateOrder(&out, samples, !m.Weighted())
-	return out
+	if validConfidence(confidence) {
+		out.Confidence = confidence
+	}
+	sum, variance := mo.total(), 0.0
+	if lo != hi {
+		variance = mo.m2 / float64(mo.n)
+	}
+	sd := math.Sqrt(variance)
+	out.Sum, out.Variance, out.StdDev = &sum, &variance, &sd
+	out.MeanCI = meanCI(&mo, mean, out.Confidence)
 }
 
 // validConfidence reports whether c is a usable interval level.
@@ -148,59 +169,85 @@ func levels() []stats.Percentile {
 	return ps
 }
 
-// sample is a sampled value with its token weight (1 for unweighted
-// metrics), standing for w units of the window.
-type sample struct {
-	v      float64
-	tokens int64
-	w      float64
+// The sampled columns' values are ascending, with positive weights and
+// without NaN (they come from durations and counts).
+
+// deviations returns Σ tok·(v − mean)² over a sampled column.
+func (c *column) deviations(mean float64) float64 {
+	var m2 float64
+	if c.weighted {
+		for i, v := range c.v {
+			d := v - mean
+			m2 += float64(c.tok[i]) * d * d
+		}
+		return m2
+	}
+	for _, v := range c.v {
+		d := v - mean
+		m2 += d * d
+	}
+	return m2
 }
 
-// estimateOrder sets the percentiles (the smallest value whose cumulative
-// weight reaches q·Σw), the median and, with withMode, the mode (the value
-// of greatest weight, ties to the smallest) of out from samples.
-func estimateOrder(out *Summary, samples []sample, withMode bool) {
-	samples = slices.DeleteFunc(samples, func(s sample) bool { return !(s.w > 0) || math.IsNaN(s.v) })
-	if len(samples) == 0 {
+// order sets out's percentiles, median and, unless weighted, mode from
+// the sampled values of columns a and b (each ascending) taken together:
+// each percentile is the smallest value whose cumulative weight reaches
+// q·Σw (compared as cum·den ≥ num·Σw), the mode the value of greatest
+// weight, ties to the smallest.
+func order(out *Summary, a, b *column) {
+	av, aw, bv, bw := a.v, a.sw, b.v, b.sw
+	if len(av)+len(bv) == 0 {
 		return
 	}
-	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.v, b.v) })
-	var total float64
-	for _, s := range samples {
-		total += s.w
-	}
-	cum, i := 0.0, -1
-	for k := range out.Percentiles {
-		l := out.Percentiles[k].Level
-		for i < len(samples)-1 && (i < 0 || cum*float64(l.Den) < float64(l.Num)*total) {
+	ps, total := out.Percentiles, a.total+b.total
+	k := 0
+	den, rhs := levelBounds(ps, k, total)
+	cum := 0.0
+	run, runW, mode, modeW := math.NaN(), 0.0, 0.0, 0.0
+	for i, j := 0, 0; i < len(av) || j < len(bv); {
+		var v, w float64
+		if j == len(bv) || (i < len(av) && av[i] <= bv[j]) {
+			v, w = av[i], aw[i]
 			i++
-			cum += samples[i].w
+		} else {
+			v, w = bv[j], bw[j]
+			j++
 		}
-		v := samples[i].v
-		out.Percentiles[k].Value = &v
+		if v != run {
+			if runW > modeW {
+				mode, modeW = run, runW
+			}
+			run, runW = v, 0
+		}
+		runW += w
+		cum += w
+		for cum*den >= rhs {
+			ps[k].Value = ptr(v)
+			k++
+			den, rhs = levelBounds(ps, k, total)
+		}
+	}
+	for ; k < len(ps); k++ { // levels the rounded sum never reached
+		ps[k].Value = ptr(run)
+	}
+	if runW > modeW {
+		mode = run
 	}
 	if v, ok := out.Percentile(stats.P50); ok {
 		out.Median = &v
 	}
-	if withMode {
-		mode := weightedMode(samples)
+	if !out.Weighted {
 		out.Mode = &mode
 	}
 }
 
-// weightedMode returns the value of greatest total weight in sorted
-// samples; ties go to the smallest.
-func weightedMode(sorted []sample) float64 {
-	best, bestW := sorted[0].v, 0.0
-	for i := 0; i < len(sorted); {
-		j, w := i, 0.0
-		for ; j < len(sorted) && sorted[j].v == sorted[i].v; j++ {
-			w += sorted[j].w
-		}
-		if w > bestW {
-			best, bestW = sorted[i].v, w
-		}
-		i = j
+// levelBounds returns the denominator of level k of ps and its numerator
+// × total; past the last level, bounds no weight reaches.
+func levelBounds(ps []stats.Percentile, k int, total float64) (den, rhs float64) {
+	if k >= len(ps) {
+		return 1, math.Inf(1)
 	}
-	return best
+	return float64(ps[k].Level.Den), float64(ps[k].Level.Num) * total
 }
+
+func ptr(v float64) *float64 { return &v }

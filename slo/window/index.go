@@ -1,0 +1,174 @@
+package window
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// elem is one defined value of a metric in the index, in 16 bytes: the
+// value and where its record is kept.
+type elem struct {
+	v float64
+	// aux is the token weight of a weighted metric; for a metric decided
+	// by an event other than the end (TTFT, TTFOT, dispatch delay,
+	// scheduled latency), the number of buckets between that event and the
+	// end, or lagUnknown when the event came after the end; else 0.
+	aux uint32
+	// ref is the record's slot and its position in the slot's kept
+	// records: slot<<refSlotShift | position.
+	ref uint32
+}
+
+const (
+	refPosBits   = 16
+	refSlotShift = refPosBits
+	// lagUnknown marks an event after the record's end: such an element
+	// is always checked against its record.
+	lagUnknown = math.MaxUint32
+)
+
+func (x elem) pos() int  { return int(x.ref & (1<<refPosBits - 1)) }
+func (x elem) slot() int { return int(x.ref >> refSlotShift) }
+
+// timedByEnd reports whether metric m counts in a window by its record's
+// end (the request-level quantities, ITL and TPOT), as entry.eventTime says.
+func timedByEnd(m Metric) bool {
+	switch m {
+	case TTFT, TTFOT, DispatchDelay, ScheduledLatency:
+		return false
+	}
+	return true
+}
+
+// view is one slot as a snapshot reads it: the bucket it holds (-1 when
+// unused), its kept records (a slice the ring no longer writes into: see
+// slot.shared) and its counts by status.
+type view struct {
+	n       int64
+	entries []entry
+	seen    [numStatuses]int64
+}
+
+// valueIndex keeps, for each metric and status, the defined values of every
+// record the ring keeps, in ascending order, so that a snapshot reads each window's
+// values in order instead of sorting them. It is brought up to date at
+// each snapshot from the slots that changed since the last one, in
+// O(n + c log c) for n values of which c changed. Its mutex also
+// serializes the snapshots' computations, which share its buffers.
+type valueIndex struct {
+	mu     sync.Mutex
+	sorted [numMetrics][numStatuses][]elem
+	batch  [numMetrics][numStatuses][]elem // scratch: the changed slots' values
+	stale  []bool                          // scratch: slots whose values are replaced
+}
+
+// update replaces the values of the slots listed in dirty by those of
+// their records in views; width is the ring's bucket width and origin its
+// origin.
+func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width int64) {
+	if len(dirty) == 0 {
+		return
+	}
+	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
+	clear(ix.stale)
+	for m := range ix.batch {
+		for st := range ix.batch[m] {
+			ix.batch[m][st] = ix.batch[m][st][:0]
+		}
+	}
+	for _, sl := range dirty {
+		ix.stale[sl] = true
+		for pos := range views[sl].entries {
+			ix.addEntry(&views[sl].entries[pos], sl, pos, origin, width)
+		}
+	}
+	for m := range ix.sorted {
+		for st := range ix.sorted[m] {
+			batch := ix.batch[m][st]
+			slices.SortFunc(batch, func(a, b elem) int { return cmp.Compare(a.v, b.v) })
+			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, batch)
+			if cap(batch) > 4096 && cap(batch) > 4*len(batch) {
+				ix.batch[m][st] = nil
+			}
+		}
+	}
+}
+
+// addEntry adds the defined values of the record kept at position pos of
+// slot sl to the batch, leaving out those no window can include (an
+// absent deciding event).
+func (ix *valueIndex) addEntry(e *entry, sl, pos int, origin time.Time, width int64) {
+	rec := e.record(origin)
+	vs, ok := values(&rec)
+	ref := uint32(sl)<<refSlotShift | uint32(pos)
+	for m := range numMetrics {
+		if !ok[m] {
+			continue
+		}
+		x := elem{v: vs[m].v, ref: ref}
+		switch {
+		case Metric(m).Weighted():
+			x.aux = uint32(min(vs[m].w, math.MaxUint32))
+		case !timedByEnd(Metric(m)):
+			ev := e.eventTime(Metric(m))
+			if ev == absent {
+				continue
+			}
+			x.aux = lag(ev, e.end, width)
+		}
+		ix.batch[m][e.status] = append(ix.batch[m][e.status], x)
+	}
+}
+
+// lag returns the number of buckets of the given width from event ev to
+// end, saturated below lagUnknown, or lagUnknown when ev follows end.
+func lag(ev, end, width int64) uint32 {
+	if ev > end {
+		return lagUnknown
+	}
+	d := bucketOf(end, width) - bucketOf(ev, width)
+	return uint32(min(d, lagUnknown-1))
+}
+
+// bucketOf returns the bucket of instant t for buckets of the given width
+// (rounding down; negative before the origin), as ring.bucket.
+func bucketOf(t, width int64) int64 {
+	if t >= 0 {
+		return t / width
+	}
+	return -((-t + width - 1) / width)
+}
+
+// mergeSorted returns sorted without the elements of stale slots, merged
+// with batch (sorted too), reusing sorted's memory when it can: the
+// survivors are compacted forward, then batch is merged in from the back.
+func mergeSorted(sorted []elem, stale []bool, batch []elem) []elem {
+	n := 0
+	for _, x := range sorted {
+		if !stale[x.slot()] {
+			sorted[n] = x
+			n++
+		}
+	}
+	need := n + len(batch)
+	if cap(sorted) < need || cap(sorted) > 2*need+1024 {
+		grown := make([]elem, n, need+need/8)
+		copy(grown, sorted[:n])
+		sorted = grown
+	}
+	sorted = sorted[:need]
+	i, j := n-1, len(batch)-1
+	for k := need - 1; j >= 0; k-- {
+		if i >= 0 && sorted[i].v > batch[j].v {
+			sorted[k] = sorted[i]
+			i--
+		} else {
+			sorted[k] = batch[j]
+			j--
+		}
+	}
+	return sorted
+}

@@ -1,0 +1,27 @@
+package window
+
+import "sync"
+
+// scratch holds the buffers of one snapshot computation: the columns of
+// one metric at a time, the accumulator's spans and the selection's
+// per-slot tables. They are reused, so a snapshot allocates only its
+// figures; the pool shares them between stores.
+type scratch struct {
+	cols [numStatuses + 1]column
+	tmp  column
+	// empty stays empty: the second column of a single one.
+	empty column
+	acc   accumulator
+	sel   selection
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// putScratch returns sc to the pool without the references it holds to a
+// store's records.
+func putScratch(sc *scratch) {
+	sc.sel.views = nil
+	scratchPool.Put(sc)
+}
