@@ -10,12 +10,13 @@ import (
 func seconds(ns int64) float64 { return float64(ns) / float64(time.Second) }
 
 // accumulator collects a window's request-level figures from its records:
-// counts, token spans, busy spans and (exact windows) verdict counts.
+// counts, tokens by event time, busy time and (exact windows) verdict
+// counts.
 type accumulator struct {
 	start, now int64
 	requests   [numStatuses]int64
-	tokens     [numStatuses][]stats.TokenSpan
-	spans      []stats.Span
+	tokens     [numStatuses]stats.TokenTally
+	busy       stats.BusyTally
 	// slo counts the verdicts of the records that ended in the window;
 	// nil for an approximate window, which reads its buckets' counters.
 	slo []sloCount
@@ -26,13 +27,12 @@ func (a *accumulator) contains(t int64) bool {
 	return t != absent && t >= a.start && t <= a.now
 }
 
-// newAccumulator returns an empty accumulator for g's window, with the
-// buffers of sc.
-func newAccumulator(g *gathered, objectives int, sc *scratch) *accumulator {
-	a := &sc.acc
-	*a = accumulator{start: g.start, now: g.now, tokens: a.tokens, spans: a.spans[:0]}
+// newAccumulator returns an empty accumulator for g's window.
+func newAccumulator(g *gathered, objectives int) *accumulator {
+	win := stats.Window{Start: seconds(g.start), End: seconds(g.now)}
+	a := &accumulator{start: g.start, now: g.now, busy: stats.NewBusyTally(win)}
 	for st := range a.tokens {
-		a.tokens[st] = a.tokens[st][:0]
+		a.tokens[st] = stats.NewTokenTally(win)
 	}
 	if !g.approximate {
 		a.slo = make([]sloCount, objectives)
@@ -71,12 +71,12 @@ func (a *accumulator) add(e *entry) {
 	output, prompt := e.tokens()
 	from, to := e.tokenSpan()
 	if from != absent {
-		a.tokens[st] = append(a.tokens[st], stats.TokenSpan{
+		a.tokens[st].Add(stats.TokenSpan{
 			FirstToken: seconds(from), LastToken: seconds(to), OutputTokens: output, PromptTokens: prompt,
 		})
 	}
 	from, to = e.busySpan()
-	a.spans = append(a.spans, stats.Span{Start: seconds(from), End: seconds(to)})
+	a.busy.Add(stats.Span{Start: seconds(from), End: seconds(to)})
 }
 
 // snapshotsAt computes windows ws at now from one reading of the store:
@@ -115,7 +115,7 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	snap.Measuring, snap.Approximate, snap.origin = true, g.approximate, g.origin
 	snap.End, snap.Start = wallBounds(g)
 	snap.startOff, snap.endOff = g.start, g.now
-	a := newAccumulator(g, len(s.set.Objectives), sc)
+	a := newAccumulator(g, len(s.set.Objectives))
 	for i := range g.parts {
 		a.addPart(&g.parts[i])
 	}
@@ -183,7 +183,7 @@ func (snap *Snapshot) fillRates(a *accumulator, g *gathered) {
 	}
 	var output, prompt, total [numStatuses]float64
 	for st := range numStatuses {
-		o, p := stats.TokensInWindow(a.tokens[st], win)
+		o, p := a.tokens[st].Totals()
 		output[st], prompt[st] = o+g.ev.output[st], p+g.ev.prompt[st]
 		total[st] = output[st] + prompt[st]
 	}
@@ -199,12 +199,10 @@ func (snap *Snapshot) fillRates(a *accumulator, g *gathered) {
 	snap.RequestRate = stats.MapByStatus(snap.Requests, func(n int64) *float64 { return rate(float64(n)) })
 	snap.OutputTokenRate = stats.MapByStatus(snap.OutputTokens, rate)
 	snap.TotalTokenRate = stats.MapByStatus(byStatus(total, func(a, b float64) float64 { return a + b }), rate)
-	spans := a.spans
 	for _, t := range snap.running {
-		spans = append(spans, stats.Span{Start: seconds(int64(t.Sub(g.origin))), End: win.End})
+		a.busy.Add(stats.Span{Start: seconds(int64(t.Sub(g.origin))), End: win.End})
 	}
-	a.spans = spans
-	if c, ok := stats.MeanConcurrency(spans, win); ok {
+	if c, ok := a.busy.Mean(); ok {
 		c += g.ev.busy / win.Length()
 		snap.Concurrency = &c
 	}

@@ -59,10 +59,15 @@
 // 722 buckets are kept, enough for the longest window however it falls on
 // the grid. Each bucket keeps its first K records, K = the sample cap ÷ 720
 // (138 for the default cap of 100 000 records per target), so a target
-// keeps at most K·722 records (about the cap; 96 bytes each, 9.6 MB at the
-// default cap), plus about 70 kB of buckets, 24 bytes per bucket and
-// objective set for the verdict counts (69 kB with 4 sets) and, once
-// buckets overflow, up to 1.5 MB of aggregates.
+// keeps at most K·722 records (about the cap). A record kept costs 96 bytes
+// in its bucket and 16 bytes in the index (see Snapshots) for each of its
+// quantities that is defined, 10 for a streamed HTTP request, 12 for a
+// realtime one, 5 to 7 for a whole response, plus at most a sixteenth of
+// that as the index's spare room: at most 300 bytes for a streamed
+// request, about 27 MB at the default cap. Besides, a target keeps about
+// 70 kB of buckets, 24 bytes per bucket and objective set for the verdict
+// counts (69 kB with 4 sets) and, once buckets overflow, up to 1.5 MB of
+// aggregates.
 //
 // While none of the buckets a window reads has overflowed, every figure is
 // exact and computed from the records with the exact bounds [now − W, now].

@@ -58,6 +58,10 @@ type view struct {
 // each snapshot from the slots that changed since the last one, in
 // O(n + c log c) for n values of which c changed. Its mutex also
 // serializes the snapshots' computations, which share its buffers.
+// maxBatch is the largest batch an index keeps for the next update, in
+// values: a scrape's worth at a high rate.
+const maxBatch = 8192
+
 type valueIndex struct {
 	mu     sync.Mutex
 	sorted [numMetrics][numStatuses][]elem
@@ -90,8 +94,8 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 			batch := ix.batch[m][st]
 			slices.SortFunc(batch, func(a, b elem) int { return cmp.Compare(a.v, b.v) })
 			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, batch)
-			if cap(batch) > 4096 && cap(batch) > 4*len(batch) {
-				ix.batch[m][st] = nil
+			if cap(batch) > maxBatch {
+				ix.batch[m][st] = nil // a first index, or one after a pause
 			}
 		}
 	}
@@ -155,7 +159,7 @@ func mergeSorted(sorted []elem, stale []bool, batch []elem) []elem {
 	}
 	need := n + len(batch)
 	if cap(sorted) < need || cap(sorted) > 2*need+1024 {
-		grown := make([]elem, n, need+need/8)
+		grown := make([]elem, n, need+need/16)
 		copy(grown, sorted[:n])
 		sorted = grown
 	}

@@ -3,8 +3,7 @@ package window
 import "sync"
 
 // scratch holds the buffers of one snapshot computation: the columns of
-// one metric at a time, the accumulator's spans and the selection's
-// per-slot tables. They are reused, so a snapshot allocates only its
+// one metric at a time and the selection's per-slot tables. They are reused, so a snapshot allocates only its
 // figures; the pool shares them between stores.
 type scratch struct {
 	cols [numStatuses + 1]column
