@@ -3,14 +3,14 @@ package window
 import "sync"
 
 // scratch holds the buffers of one snapshot computation: the columns of
-// one metric at a time and the selection's per-slot tables. They are reused, so a snapshot allocates only its
-// figures; the pool shares them between stores.
+// one metric at a time and the selection's per-slot tables. They are
+// reused, so a snapshot allocates little beyond its figures; the pool
+// shares them between stores.
 type scratch struct {
 	cols [numStatuses + 1]column
 	tmp  column
 	// empty stays empty: the second column of a single one.
 	empty column
-	acc   accumulator
 	sel   selection
 }
 
