@@ -103,6 +103,13 @@ func (t *TokenTally) Add(s TokenSpan) {
 	}
 }
 
+// AddInside counts tokens of spans known to lie inside the window (as the
+// window's own sum of them, say), all of which TokensInWindow would count.
+func (t *TokenTally) AddInside(output, prompt float64) {
+	t.out.add(output)
+	t.in.add(prompt)
+}
+
 // Totals returns the output and prompt tokens counted so far.
 func (t *TokenTally) Totals() (output, prompt float64) { return t.out.value(), t.in.value() }
 
@@ -138,6 +145,10 @@ func NewBusyTally(w Window) BusyTally { return BusyTally{w: w} }
 
 // Add counts the part of s inside the window.
 func (b *BusyTally) Add(s Span) { b.busy.add(b.w.overlap(s.Start, s.End)) }
+
+// AddInside counts seconds in flight of spans known to lie inside the
+// window (their summed lengths, say).
+func (b *BusyTally) AddInside(seconds float64) { b.busy.add(seconds) }
 
 // Mean returns the time-weighted mean number of requests in flight counted
 // so far, as MeanConcurrency; ok is false when the window has no length.

@@ -40,24 +40,41 @@ func newAccumulator(g *gathered, objectives int) *accumulator {
 	return a
 }
 
-// addPart collects the records of one bucket that ended in the window and
-// sets the part's weights: each kept record stands for seen ÷ kept records
-// of its status.
-func (a *accumulator) addPart(p *part) {
-	var kept [numStatuses]int64
-	for i := range p.entries {
-		kept[p.entries[i].status]++
-	}
+// addPart collects the records of one bucket that ended in the window,
+// from the bucket's sums s when the window contains them whole (the
+// bucket lies strictly inside it and so do their spans), and sets the
+// part's weights: each kept record stands for seen ÷ kept records of its
+// status.
+func (a *accumulator) addPart(p *part, s *slotSums, inside bool) {
 	for st := range p.weight {
 		p.weight[st] = 0
-		if kept[st] > 0 {
-			p.weight[st] = float64(p.seen[st]) / float64(kept[st])
+		if s.kept[st] > 0 {
+			p.weight[st] = float64(p.seen[st]) / float64(s.kept[st])
 		}
+	}
+	if inside && s.from >= a.start && s.to <= a.now {
+		a.addSums(p, s)
+		return
 	}
 	for i := range p.entries {
 		if e := &p.entries[i]; a.contains(e.end) {
 			a.add(e)
 		}
+	}
+}
+
+// addSums collects the records of part p, all inside the window, from
+// their sums s.
+func (a *accumulator) addSums(p *part, s *slotSums) {
+	for st := range a.requests {
+		a.requests[st] += s.kept[st]
+		a.tokens[st].AddInside(float64(s.output[st]), float64(s.prompt[st]))
+	}
+	a.busy.AddInside(s.busy.value())
+	for i := range min(len(a.slo), len(p.slo)) {
+		a.slo[i].evaluated += p.slo[i].evaluated
+		a.slo[i].conforming += p.slo[i].conforming
+		a.slo[i].conformingOutput += p.slo[i].conformingOutput
 	}
 }
 
@@ -107,7 +124,7 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	if !g.ok {
 		var none selection
 		for m := range numMetrics {
-			snap.summaries[m] = none.summarizeByStatus(Metric(m), &[numStatuses][]elem{}, &aggregates{}, s.set.Confidence, sc)
+			snap.summaries[m] = none.summarizeByStatus(Metric(m), &valueIndex{}, &aggregates{}, s.set.Confidence, sc)
 		}
 		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
 		return snap
@@ -117,14 +134,15 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(g, len(s.set.Objectives))
 	for i := range g.parts {
-		a.addPart(&g.parts[i])
+		p := &g.parts[i]
+		a.addPart(p, &s.index.sums[p.slot], p.n > g.first && p.n < g.last)
 	}
 	snap.fillRates(a, g)
 	snap.Objectives = attainments(s.set.Objectives, sloCounts(len(s.set.Objectives), a, g),
 		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
 	sel := newSelection(c, g, sc)
 	for m := range numMetrics {
-		snap.summaries[m] = sel.summarizeByStatus(Metric(m), &s.index.sorted[m], &g.ev, s.set.Confidence, sc)
+		snap.summaries[m] = sel.summarizeByStatus(Metric(m), &s.index, &g.ev, s.set.Confidence, sc)
 	}
 	snap.parts = g.parts
 	return snap

@@ -39,7 +39,8 @@ type gathered struct {
 
 // part is one bucket's records and its counts by status.
 type part struct {
-	// slot is the slot holding the bucket.
+	// n is the bucket, and slot the slot holding it.
+	n       int64
 	slot    int
 	entries []entry
 	seen    [numStatuses]int64
@@ -104,7 +105,7 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 			continue
 		}
 		if sl.total() > 0 {
-			g.parts = append(g.parts, part{slot: r.slotOf(n), entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
+			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
 		}
 		if g.approximate && sl.ev != nil {
 			g.ev.merge(sl.ev)

@@ -67,6 +67,95 @@ type valueIndex struct {
 	sorted [numMetrics][numStatuses][]elem
 	batch  [numMetrics][numStatuses][]elem // scratch: the changed slots' values
 	stale  []bool                          // scratch: slots whose values are replaced
+	// sums are by slot: its records' contributions to a window that
+	// contains them whole.
+	sums []slotSums
+	// aliased is by slot: bit i is set when aliases[i].alias repeats
+	// aliases[i].of for every record of the slot, whose values of the
+	// alias are then not kept.
+	aliased []uint8
+	recs    []entryValues // scratch: one slot's values
+	radix   []elem        // scratch: the other half of a radix sort
+}
+
+// aliases are the metrics that usually repeat another's values, with the
+// same deciding event: TTFOT is TTFT when the first token is visible
+// content, the streaming iteration count is the output tokens when each
+// event carries one token. A slot all of whose records agree keeps no
+// values of the alias; a window reads the other metric's instead.
+var aliases = [...]struct{ alias, of Metric }{{TTFOT, TTFT}, {StreamingIterations, OutputTokens}}
+
+// entryValues are one record's values, as values returns them.
+type entryValues struct {
+	vs [numMetrics]value
+	ok [numMetrics]bool
+}
+
+// agree reports whether every record of recs has alias defined exactly
+// when of is, with the same value.
+func agree(recs []entryValues, alias, of Metric) bool {
+	for i := range recs {
+		r := &recs[i]
+		if r.ok[alias] != r.ok[of] || r.ok[alias] && r.vs[alias] != r.vs[of] {
+			return false
+		}
+	}
+	return true
+}
+
+// elems returns the values of metric m and status st in ascending order:
+// the index's own, merged for an alias with those of the metric it
+// repeats in the slots where it does, into buf.
+func (ix *valueIndex) elems(m Metric, st int, buf *[]elem) []elem {
+	for i, a := range aliases {
+		if a.alias != m {
+			continue
+		}
+		own, other := ix.sorted[m][st], ix.sorted[a.of][st]
+		out := (*buf)[:0]
+		j := 0
+		for _, x := range other {
+			if ix.aliased[x.slot()]&(1<<i) == 0 {
+				continue
+			}
+			for ; j < len(own) && own[j].v < x.v; j++ {
+				out = append(out, own[j])
+			}
+			out = append(out, x)
+		}
+		out = append(out, own[j:]...)
+		*buf = out
+		return out
+	}
+	return ix.sorted[m][st]
+}
+
+// slotSums are what a slot's kept records contribute to a window's
+// request-level figures when the window contains them whole: their counts
+// by status, known tokens and seconds in flight, and the span of instants
+// over which their tokens and time in flight lie.
+type slotSums struct {
+	kept           [numStatuses]int64
+	output, prompt [numStatuses]int64
+	busy           twoSum
+	from, to       int64
+}
+
+// newSlotSums sums the records of entries.
+func newSlotSums(entries []entry) slotSums {
+	s := slotSums{from: math.MaxInt64, to: math.MinInt64}
+	for i := range entries {
+		e := &entries[i]
+		s.kept[e.status]++
+		output, prompt := e.tokens()
+		s.output[e.status] += output
+		s.prompt[e.status] += prompt
+		tf, tt := e.tokenSpan()
+		bf, bt := e.busySpan()
+		s.busy.add(seconds(bt) - seconds(bf))
+		s.from, s.to = min(s.from, tf, bf), max(s.to, tt, bt)
+	}
+	return s
 }
 
 // update replaces the values of the slots listed in dirty by those of
@@ -78,6 +167,8 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 	}
 	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
 	clear(ix.stale)
+	ix.sums = slices.Grow(ix.sums[:0], len(views))[:len(views)]
+	ix.aliased = slices.Grow(ix.aliased[:0], len(views))[:len(views)]
 	for m := range ix.batch {
 		for st := range ix.batch[m] {
 			ix.batch[m][st] = ix.batch[m][st][:0]
@@ -85,37 +176,64 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 	}
 	for _, sl := range dirty {
 		ix.stale[sl] = true
-		for pos := range views[sl].entries {
-			ix.addEntry(&views[sl].entries[pos], sl, pos, origin, width)
-		}
+		ix.sums[sl] = newSlotSums(views[sl].entries)
+		ix.addSlot(views[sl].entries, sl, origin, width)
 	}
 	for m := range ix.sorted {
 		for st := range ix.sorted[m] {
 			batch := ix.batch[m][st]
-			slices.SortFunc(batch, func(a, b elem) int { return cmp.Compare(a.v, b.v) })
-			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, batch)
+			ix.radix = grow(ix.radix, len(batch))
+			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, sortByValue(batch, ix.radix))
 			if cap(batch) > maxBatch {
 				ix.batch[m][st] = nil // a first index, or one after a pause
 			}
 		}
 	}
+	if cap(ix.radix) > maxBatch {
+		ix.radix = nil
+	}
 }
 
-// addEntry adds the defined values of the record kept at position pos of
-// slot sl to the batch, leaving out those no window can include (an
-// absent deciding event).
-func (ix *valueIndex) addEntry(e *entry, sl, pos int, origin time.Time, width int64) {
-	rec := e.record(origin)
-	vs, ok := values(&rec)
+// addSlot adds the defined values of the records kept in slot sl to the
+// batch, but those of an alias that repeats its metric throughout the slot.
+func (ix *valueIndex) addSlot(entries []entry, sl int, origin time.Time, width int64) {
+	ix.recs = slices.Grow(ix.recs[:0], len(entries))[:len(entries)]
+	for pos := range entries {
+		rec := entries[pos].record(origin)
+		r := &ix.recs[pos]
+		r.vs, r.ok = values(&rec)
+	}
+	var aliased uint8
+	for i, a := range aliases {
+		if agree(ix.recs, a.alias, a.of) {
+			aliased |= 1 << i
+		}
+	}
+	ix.aliased[sl] = aliased
+	for pos := range entries {
+		r := &ix.recs[pos]
+		for i, a := range aliases {
+			if aliased&(1<<i) != 0 {
+				r.ok[a.alias] = false
+			}
+		}
+		ix.addEntry(&entries[pos], r, sl, pos, width)
+	}
+}
+
+// addEntry adds the values r of the record kept at position pos of slot sl
+// to the batch, leaving out those no window can include (an absent
+// deciding event).
+func (ix *valueIndex) addEntry(e *entry, r *entryValues, sl, pos int, width int64) {
 	ref := uint32(sl)<<refSlotShift | uint32(pos)
 	for m := range numMetrics {
-		if !ok[m] {
+		if !r.ok[m] {
 			continue
 		}
-		x := elem{v: vs[m].v, ref: ref}
+		x := elem{v: r.vs[m].v, ref: ref}
 		switch {
 		case Metric(m).Weighted():
-			x.aux = uint32(min(vs[m].w, math.MaxUint32))
+			x.aux = uint32(min(r.vs[m].w, math.MaxUint32))
 		case !timedByEnd(Metric(m)):
 			ev := e.eventTime(Metric(m))
 			if ev == absent {
@@ -144,6 +262,52 @@ func bucketOf(t, width int64) int64 {
 		return t / width
 	}
 	return -((-t + width - 1) / width)
+}
+
+// sortByValue returns xs sorted by value (ascending; the values are never
+// NaN), in xs or in buf, whose length is xs's: a least-significant-digit
+// radix sort on the order-preserving bits of the values, a byte at a time,
+// skipping the bytes every value shares (the high bytes of values of one
+// magnitude). Short inputs are sorted by comparison.
+func sortByValue(xs, buf []elem) []elem {
+	if len(xs) < 256 {
+		slices.SortFunc(xs, func(a, b elem) int { return cmp.Compare(a.v, b.v) })
+		return xs
+	}
+	var counts [8][256]int
+	for _, x := range xs {
+		k := orderKey(x.v)
+		for d := range counts {
+			counts[d][byte(k>>(8*d))]++
+		}
+	}
+	src, dst := xs, buf
+	for d := range counts {
+		c := &counts[d]
+		if c[byte(orderKey(src[0].v)>>(8*d))] == len(src) {
+			continue
+		}
+		sum := 0
+		for i, n := range c {
+			c[i], sum = sum, sum+n
+		}
+		for _, x := range src {
+			b := byte(orderKey(x.v) >> (8 * d))
+			dst[c[b]] = x
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
+// orderKey maps a float64 to a uint64 in the same order (−0 before +0).
+func orderKey(v float64) uint64 {
+	b := math.Float64bits(v)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
 }
 
 // mergeSorted returns sorted without the elements of stale slots, merged

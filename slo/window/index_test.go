@@ -3,6 +3,7 @@ package window
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -164,11 +165,63 @@ func exactSummary(m Metric, vs []float64, ws []int64, confidence float64) Summar
 	return out
 }
 
+// checkRates compares an exact window's request counts, tokens and
+// concurrency with those recomputed from its records, its running requests
+// and its bounds, by package stats.
+func checkRates(t *testing.T, what string, snap *Snapshot) {
+	t.Helper()
+	if snap.Approximate || !snap.Measuring {
+		return
+	}
+	secs := func(at time.Time) float64 { return at.Sub(t0).Seconds() }
+	win := stats.Window{Start: secs(snap.Start), End: secs(snap.End)}
+	var requests [numStatuses]int64
+	var tokens [numStatuses][]stats.TokenSpan
+	var spans []stats.Span
+	for _, r := range snap.Records() {
+		rec := &r.Request
+		st := statusOf(rec.Outcome)
+		requests[st]++
+		first, last := rec.FirstToken, rec.LastToken
+		if first.IsZero() {
+			first, last = rec.End, rec.End
+		} else if last.IsZero() || last.Before(first) {
+			last = first
+		}
+		var output, prompt int64
+		if rec.OutputTokensFrom != probe.TokensUnknown {
+			output = int64(rec.OutputTokens)
+		}
+		if rec.PromptTokensFrom != probe.TokensUnknown {
+			prompt = int64(rec.PromptTokens)
+		}
+		tokens[st] = append(tokens[st], stats.TokenSpan{FirstToken: secs(first), LastToken: secs(last), OutputTokens: output, PromptTokens: prompt})
+		spans = append(spans, stats.Span{Start: secs(rec.RequestStart), End: secs(rec.End)})
+	}
+	for _, at := range snap.Running() {
+		spans = append(spans, stats.Span{Start: secs(at), End: win.End})
+	}
+	for st := range numStatuses {
+		output, prompt := stats.TokensInWindow(tokens[st], win)
+		s := stats.Status(st)
+		if got := *snap.Requests.Of(s); got != requests[st] {
+			t.Errorf("%s: %d %s requests, records say %d", what, got, s, requests[st])
+		}
+		if !near(*snap.OutputTokens.Of(s), output) || !near(*snap.PromptTokens.Of(s), prompt) {
+			t.Errorf("%s: %s tokens %v and %v, records say %v and %v", what, s, *snap.OutputTokens.Of(s), *snap.PromptTokens.Of(s), output, prompt)
+		}
+	}
+	if c, ok := stats.MeanConcurrency(spans, win); ok != (snap.Concurrency != nil) || ok && !near(c, *snap.Concurrency) {
+		t.Errorf("%s: concurrency %v, records say %v", what, val(snap.Concurrency), c)
+	}
+}
+
 // checkRecomputed compares every summary of snap with its recomputation.
 // The weighted means are compared to 1e-9: their sum's order among equal
 // values may differ.
 func checkRecomputed(t *testing.T, what string, snap *Snapshot) {
 	t.Helper()
+	checkRates(t, what, snap)
 	for _, m := range Metrics() {
 		want, got := recomputed(t, what, snap, m), snap.Summary(m)
 		for _, st := range []stats.Status{stats.StatusSuccessful, stats.StatusErrored, stats.StatusIncomplete, -1} {
@@ -253,5 +306,31 @@ func TestIndexAgreesWithRecords(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// sortByValue sorts by value, negative values, zeros and ties included,
+// above and below the length where it switches from comparisons to radix.
+func TestSortByValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
+		xs := make([]elem, n)
+		for i := range xs {
+			xs[i] = elem{v: float64(rng.IntN(2000)-1000) / 7, ref: uint32(i)}
+			if i%50 == 0 {
+				xs[i].v = 0
+			}
+		}
+		want := slices.Clone(xs)
+		slices.SortStableFunc(want, func(a, b elem) int { return cmp.Compare(a.v, b.v) })
+		got := sortByValue(xs, make([]elem, n))
+		for i := range got {
+			if got[i].v != want[i].v {
+				t.Fatalf("n=%d: at %d %v, want %v", n, i, got[i].v, want[i].v)
+			}
+		}
+	}
+	if orderKey(math.Copysign(0, -1)) >= orderKey(0) || orderKey(-1) >= orderKey(-0.5) || orderKey(0.5) >= orderKey(1) {
+		t.Error("orderKey does not keep the order of -1, -0.5, -0, 0, 0.5, 1")
 	}
 }

@@ -9,9 +9,9 @@ import "sync"
 type scratch struct {
 	cols [numStatuses + 1]column
 	tmp  column
-	// empty stays empty: the second column of a single one.
-	empty column
-	sel   selection
+	sel  selection
+	// elems holds an alias's values merged with its metric's.
+	elems []elem
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -1,6 +1,10 @@
 package window
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"sort"
+)
 
 // Classes of a slot for a window.
 const (
@@ -15,30 +19,38 @@ const (
 type selection struct {
 	acc   accumulator // the bounds, for contains
 	views []view
-	// class and dist are by slot: the slot's class, and its bucket's
-	// distance from the window's first bucket.
-	class []uint8
-	dist  []int64
+	// slots are by slot: its class and its bucket's distance from the
+	// window's first bucket, with the weights of the status being
+	// collected.
+	slots []slotSel
 	// weight is by slot and status: the records one kept record stands
 	// for (approximate windows only; nil otherwise).
 	weight [][numStatuses]float64
+}
+
+// slotSel is what collecting one status reads of a slot, in 16 bytes so
+// that the table of every slot stays in the first-level cache.
+type slotSel struct {
+	weight float64
+	dist   uint32
+	class  uint8
 }
 
 // newSelection returns the selection of g's window over c's views, with
 // the buffers of sc.
 func newSelection(c *capture, g *gathered, sc *scratch) *selection {
 	sel := &sc.sel
-	*sel = selection{acc: accumulator{start: g.start, now: g.now}, views: c.views,
-		class: grow(sc.sel.class, len(c.views)), dist: grow(sc.sel.dist, len(c.views))}
+	*sel = selection{acc: accumulator{start: g.start, now: g.now}, views: c.views, slots: grow(sc.sel.slots, len(c.views))}
 	for i, v := range c.views {
-		sel.class[i], sel.dist[i] = slotOut, v.n-g.first
+		s := slotSel{class: slotOut, dist: uint32(min(max(v.n-g.first, 0), math.MaxUint32))}
 		switch {
 		case v.n < g.first || v.n > g.last:
 		case v.n == g.first || v.n == g.last:
-			sel.class[i] = slotEdge
+			s.class = slotEdge
 		default:
-			sel.class[i] = slotInside
+			s.class = slotInside
 		}
+		sel.slots[i] = s
 	}
 	if g.approximate {
 		sel.weight = grow(sc.sel.weight, len(c.views))
@@ -47,7 +59,7 @@ func newSelection(c *capture, g *gathered, sc *scratch) *selection {
 			sel.weight[p.slot] = p.weight
 		}
 	}
-	sc.sel.class, sc.sel.dist, sc.sel.weight = sel.class, sel.dist, sel.weight
+	sc.sel.slots, sc.sel.weight = sel.slots, sel.weight
 	return sel
 }
 
@@ -67,73 +79,91 @@ func (sel *selection) edgeIncludes(m Metric, x elem) bool {
 	return sel.acc.contains(e.end) && sel.acc.contains(e.eventTime(m))
 }
 
-// column is metric's included values of one status (or of all) in a
+// column is a metric's included values of one status (or of all) in a
 // window, ascending, with their token weights (weighted metrics) and, in
-// approximate windows, their sampling weights (token weight × the records
-// their record stands for) and running totals.
+// approximate windows, their sampling weights: token weight × the records
+// their record stands for.
 type column struct {
 	v        []float64
 	tok      []int64
 	sw       []float64
 	weighted bool // tok is kept
-	sampled  bool // sw and the totals are kept
-	// n is Σ tok, sum Σ tok·v and total Σ sw (sampled columns).
-	n     int64
-	sum   twoSum
-	total float64
+	sampled  bool // sw is kept
+	// blocks are the sums of sw over consecutive blockSize values, set by
+	// tally.
+	blocks []float64
 }
 
 // reset empties c, keeping its memory.
 func (c *column) reset(weighted, sampled bool) {
-	*c = column{v: c.v[:0], tok: c.tok[:0], sw: c.sw[:0], weighted: weighted, sampled: sampled}
+	*c = column{v: c.v[:0], tok: c.tok[:0], sw: c.sw[:0], blocks: c.blocks[:0], weighted: weighted, sampled: sampled}
 }
 
 // collect fills col with metric m's values of status st in the window, in
 // the index's ascending order. A value counts when its record ended in the
 // window and, for metrics decided by another event (aux holds the buckets
 // between them), that event lies in it too; only the values whose buckets
-// the window's bounds cut are checked against their records.
+// the window's bounds cut are checked against their records. The values
+// fall in and out of a window in no order, so the loop stores each and
+// keeps it by advancing its length or not, without a branch to mispredict.
 func (sel *selection) collect(m Metric, st uint8, sorted []elem, col *column) {
 	byEnd, weighted, sampled := timedByEnd(m), m.Weighted(), sel.weight != nil
 	col.reset(weighted, sampled)
-	vs, toks, sws := col.v, col.tok, col.sw
-	var n int64
-	var sum twoSum
-	var total float64
-	for _, x := range sorted {
-		sl := x.slot()
-		class := sel.class[sl]
-		if class == slotOut {
-			continue
+	vs := grow(col.v, len(sorted))
+	toks, sws := col.tok, col.sw
+	if weighted {
+		toks = grow(toks, len(sorted))
+	}
+	if sampled {
+		sws = grow(sws, len(sorted))
+	}
+	if sampled {
+		for i := range sel.slots {
+			sel.slots[i].weight = sel.weight[i][st]
 		}
-		if !byEnd {
-			switch d := uint64(sel.dist[sl]); {
-			case x.aux == lagUnknown:
-				class = slotEdge
-			case uint64(x.aux) > d: // the event came before the first bucket
-				continue
-			case uint64(x.aux) == d: // in the first bucket
-				class = slotEdge
+	}
+	n := 0
+	for _, x := range sorted {
+		sl := &sel.slots[x.slot()]
+		class := sl.class
+		if !byEnd && class == slotInside {
+			switch {
+			case x.aux == lagUnknown || x.aux == sl.dist:
+				class = slotEdge // the event may fall in the first bucket
+			case x.aux > sl.dist:
+				class = slotOut // the event came before the first bucket
 			}
 		}
-		if class == slotEdge && !sel.edgeIncludes(m, x) {
-			continue
+		keep := class == slotInside
+		if class == slotEdge {
+			keep = sel.edgeIncludes(m, x)
 		}
-		vs = append(vs, x.v)
 		tok := int64(1)
 		if weighted {
 			tok = int64(x.aux)
-			toks = append(toks, tok)
+			toks[n] = tok
 		}
 		if sampled {
-			w := float64(tok) * sel.weight[sl][st]
-			sws = append(sws, w)
-			total += w
-			n += tok
-			sum.add(x.v * float64(tok))
+			sws[n] = float64(tok) * sl.weight
 		}
+		vs[n] = x.v
+		n += b2i(keep)
 	}
-	col.v, col.tok, col.sw, col.n, col.sum, col.total = vs, toks, sws, n, sum, total
+	col.v = vs[:n]
+	if weighted {
+		col.tok = toks[:n]
+	}
+	if sampled {
+		col.sw = sws[:n]
+	}
+}
+
+// b2i returns 1 for true and 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // merge fills c with the values of cols (each ascending) in ascending
@@ -159,57 +189,39 @@ func (c *column) merge(cols []column, tmp *column) {
 }
 
 // mergeTwo fills c with the values of a and b (each ascending) in
-// ascending order, with a's kinds of weights.
+// ascending order, with a's kinds of weights: b's values are placed by
+// binary search and a's between them copied in bulk, as one of a window's
+// statuses usually holds most of its values.
 func (c *column) mergeTwo(a, b *column) {
+	if len(b.v) > len(a.v) {
+		a, b = b, a
+	}
 	c.reset(a.weighted, a.sampled)
-	c.total = a.total + b.total
 	n := len(a.v) + len(b.v)
-	vs := slices.Grow(c.v, n)[:n]
-	var toks []int64
-	var sws []float64
+	c.v = slices.Grow(c.v, n)
 	if c.weighted {
-		toks = slices.Grow(c.tok, n)[:n]
+		c.tok = slices.Grow(c.tok, n)
 	}
 	if c.sampled {
-		sws = slices.Grow(c.sw, n)[:n]
+		c.sw = slices.Grow(c.sw, n)
 	}
-	i, j := 0, 0
-	for k := range vs {
-		src, at := a, i
-		if i == len(a.v) || (j < len(b.v) && b.v[j] < a.v[i]) {
-			src, at = b, j
-			j++
-		} else {
-			i++
-		}
-		vs[k] = src.v[at]
-		if toks != nil {
-			toks[k] = src.tok[at]
-		}
-		if sws != nil {
-			sws[k] = src.sw[at]
-		}
+	i := 0
+	for j := range b.v {
+		k := i + sort.Search(len(a.v)-i, func(k int) bool { return a.v[i+k] > b.v[j] })
+		c.appendRange(a, i, k)
+		c.appendRange(b, j, j+1)
+		i = k
 	}
-	c.v = vs
+	c.appendRange(a, i, len(a.v))
+}
+
+// appendRange appends src's values [from, to) with their weights.
+func (c *column) appendRange(src *column, from, to int) {
+	c.v = append(c.v, src.v[from:to]...)
 	if c.weighted {
-		c.tok = toks
+		c.tok = append(c.tok, src.tok[from:to]...)
 	}
 	if c.sampled {
-		c.sw = sws
+		c.sw = append(c.sw, src.sw[from:to]...)
 	}
 }
-
-// twoSum is a compensated running sum whose error term is Knuth's
-// branch-free TwoSum: the exact rounding error of each addition.
-type twoSum struct {
-	sum, c float64
-}
-
-func (k *twoSum) add(x float64) {
-	t := k.sum + x
-	bx := t - k.sum
-	k.c += (k.sum - (t - bx)) + (x - bx)
-	k.sum = t
-}
-
-func (k *twoSum) value() float64 { return k.sum + k.c }
