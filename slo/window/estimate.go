@@ -20,8 +20,8 @@ type tally struct {
 	// total is Σ sw.
 	total float64
 	// mode is the value of greatest total sampling weight, ties to the
-	// smallest.
-	mode float64
+	// smallest, and modeW that weight.
+	mode, modeW float64
 }
 
 // tally makes one pass over a sampled, non-empty column: the block sums of
@@ -39,14 +39,14 @@ func (c *column) tally(sums bool) tally {
 	if sums {
 		t.mo = c.moments(vs[len(vs)/2])
 	}
-	run, runW, modeW, block := vs[0], 0.0, 0.0, 0.0
+	run, runW, block := vs[0], 0.0, 0.0
 	t.mode = vs[0]
 	c.blocks = c.blocks[:0]
 	for i, v := range vs {
 		w := ws[i]
 		if v != run {
-			if runW > modeW {
-				t.mode, modeW = run, runW
+			if runW > t.modeW {
+				t.mode, t.modeW = run, runW
 			}
 			run, runW = v, 0
 		}
@@ -62,8 +62,8 @@ func (c *column) tally(sums bool) tally {
 		c.blocks = append(c.blocks, block)
 		t.total += block
 	}
-	if runW > modeW {
-		t.mode = run
+	if runW > t.modeW {
+		t.mode, t.modeW = run, runW
 	}
 	return t
 }

@@ -262,7 +262,12 @@ func TestIndexAgreesWithRecords(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cap  int
-	}{{"exact", DefaultSampleCap}, {"sampled", Buckets}, {"sampled more", 4 * Buckets}} {
+		// successful is the share of successful requests in percent (the
+		// random mix otherwise): past 7/8 the estimates of all outcomes
+		// search the successful ones instead of merging.
+		successful int
+	}{{"exact", DefaultSampleCap, 0}, {"sampled", Buckets, 0}, {"sampled more", 4 * Buckets, 0},
+		{"sampled mostly successful", 4 * Buckets, 97}, {"exact mostly successful", DefaultSampleCap, 97}} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
 				set := Settings{Windows: []time.Duration{20 * time.Second, time.Minute}, SampleCap: tc.cap, Seed: seed}
@@ -277,6 +282,9 @@ func TestIndexAgreesWithRecords(t *testing.T) {
 							end = now.Add(-time.Duration(rng.IntN(50)) * time.Second)
 						}
 						rec := randomRecord(rng, uint64(len(recs)), end)
+						if tc.successful > 0 && rng.IntN(100) < tc.successful {
+							rec.Outcome, rec.ErrorType = probe.Successful, probe.ErrorNone
+						}
 						recs = append(recs, rec)
 						s.Started(target)
 						s.Finished(rec)

@@ -12,6 +12,8 @@ type scratch struct {
 	sel  selection
 	// elems holds an alias's values merged with its metric's.
 	elems []elem
+	// bigBlocks and smallCum are the running sums of a mixed estimate.
+	bigBlocks, smallCum []float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -14,6 +14,7 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 	cols := &sc.cols
 	var out stats.ByStatus[Summary]
 	var all, allEv moments
+	var tallies [numStatuses]tally
 	for st := range numStatuses {
 		col := &cols[st]
 		sel.collect(m, uint8(st), ix.elems(m, st, &sc.elems), col)
@@ -21,6 +22,7 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 		if col.sampled {
 			t = col.tally(true)
 		}
+		tallies[st] = t
 		all.merge(t.mo)
 		allEv.merge(ev.m[m][st])
 		if ev.m[m][st].n > 0 {
@@ -34,6 +36,12 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 		return out
 	}
 	allCol := &cols[numStatuses]
+	if allEv.n > 0 {
+		if big, ok := mostly(cols); ok {
+			out.All = estimatedMixed(m, cols, big, &tallies, all, allEv, confidence, sc)
+			return out
+		}
+	}
 	allCol.merge(cols[:numStatuses], &sc.tmp)
 	if allEv.n == 0 {
 		out.All = exact(m, allCol, confidence)
@@ -42,6 +50,44 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 	t := allCol.tally(false)
 	t.mo = all
 	out.All = estimated(m, allCol, t, allEv, confidence)
+	return out
+}
+
+// mostly returns the status whose column holds at least seven eighths of
+// the values of cols.
+func mostly(cols *[numStatuses + 1]column) (int, bool) {
+	n, big := 0, 0
+	for st := range numStatuses {
+		n += len(cols[st].v)
+		if len(cols[st].v) > len(cols[big].v) {
+			big = st
+		}
+	}
+	return big, len(cols[big].v)*8 >= n*7
+}
+
+// estimatedMixed describes the sampled values of every status together
+// with the evicted ones, most of them in status big's column: the other
+// statuses' values are merged into the column of all, and the order
+// statistics searched for in both (mixed); mo are the sampled values'
+// aggregates and ev the evicted ones'.
+func estimatedMixed(m Metric, cols *[numStatuses + 1]column, big int, tallies *[numStatuses]tally,
+	mo, ev moments, confidence float64, sc *scratch) Summary {
+	rest := *cols
+	rest[big] = column{}
+	small := &cols[numStatuses]
+	small.merge(rest[:numStatuses], &sc.tmp)
+	total, hi := 0.0, cols[big].v[len(cols[big].v)-1]
+	for st := range numStatuses {
+		total += tallies[st].total
+	}
+	if len(small.v) > 0 {
+		hi = max(hi, small.v[len(small.v)-1])
+	}
+	out := Summary{Weighted: m.Weighted(), Approximate: true, Summary: stats.Summary{Percentiles: levels()}}
+	newMixed(&cols[big], small, sc).estimate(&out, total, tallies[big].mode, tallies[big].modeW, hi)
+	mo.merge(ev)
+	estimate(&out, mo, confidence)
 	return out
 }
 
