@@ -20,9 +20,35 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
+// pooledValues bounds the buffers a pooled scratch keeps, in values: the
+// larger ones, of windows holding many records, go back to the garbage
+// collector at once, so that the collections right after a snapshot do not
+// count them as live and raise the heap's goal by twice their size.
+const pooledValues = 8192
+
 // putScratch returns sc to the pool without the references it holds to a
-// store's records.
+// store's records, nor its large buffers.
 func putScratch(sc *scratch) {
 	sc.sel.views = nil
+	for i := range sc.cols {
+		sc.cols[i].release()
+	}
+	sc.tmp.release()
+	if cap(sc.elems) > pooledValues {
+		sc.elems = nil
+	}
+	if cap(sc.bigBlocks) > pooledValues {
+		sc.bigBlocks = nil
+	}
+	if cap(sc.smallCum) > pooledValues {
+		sc.smallCum = nil
+	}
 	scratchPool.Put(sc)
+}
+
+// release drops the column's buffers if they are large.
+func (c *column) release() {
+	if cap(c.v) > pooledValues || cap(c.sw) > pooledValues || cap(c.tok) > pooledValues {
+		*c = column{}
+	}
 }
