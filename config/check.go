@@ -1,7 +1,5 @@
 package config
 
-import "crypto/tls"
-
 // Check is Validate plus the checks that need the file system and the
 // environment: the API key variable is set and non-empty, the API key file is
 // readable and non-empty, the CA file is readable and holds PEM
@@ -41,8 +39,8 @@ func (t *Target) check(col *collector, path string) {
 		}
 	}
 	if t.TLS.CertFile != "" && t.TLS.KeyFile != "" {
-		if _, err := tls.LoadX509KeyPair(t.TLS.CertFile, t.TLS.KeyFile); err != nil {
-			col.add(path+".tls.cert_file", "could not load client certificate: %v", err)
+		if _, err := loadKeyPair(t.TLS.CertFile, t.TLS.KeyFile); err != nil {
+			col.add(path+".tls.cert_file", "%v", err)
 		}
 	}
 }

@@ -26,6 +26,14 @@ type Config struct {
 	// WindowSampleCap is how many records per target the windows keep
 	// exactly before sampling. Default 100000.
 	WindowSampleCap int `yaml:"window_sample_cap"`
+	// WindowGauges selects the window figures exported as gauges. Default
+	// DefaultWindowGauges.
+	WindowGauges WindowGauges `yaml:"window_gauges"`
+	// SeriesLimit bounds the series the configuration may export (every
+	// instrument's worst case, without the Go and process collectors):
+	// check and run refuse a configuration above it. Default
+	// DefaultSeriesLimit.
+	SeriesLimit int `yaml:"series_limit"`
 
 	// src says where each setting came from (file and line, or the
 	// environment variable or flag); nil for a Config built in code.
@@ -120,6 +128,11 @@ type Readiness struct {
 	// StartupTimeout is how long the target may take to become ready before it
 	// is reported as failed (checks go on). Default 10m.
 	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// FollowRedirects lets the check follow up to 10 redirects to its 2xx
+	// answer; a redirect that leaves the check's origin (another host or
+	// port, or https to http) carries no credential header. Default false:
+	// a redirect answers "not ready".
+	FollowRedirects bool `yaml:"follow_redirects"`
 }
 
 // Workload says what each request asks for.

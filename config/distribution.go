@@ -40,7 +40,7 @@ func (d *Distribution) UnmarshalYAML(n *yaml.Node) error {
 		for i := 0; i < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if _, ok := fields[k.Value]; !ok && !isMergeKey(k) {
-				return distributionError(k, fmt.Sprintf("unknown field %q in a distribution (use mean, stdev, min, max)", k.Value))
+				return distributionError(k, fmt.Sprintf("unknown field %s in a distribution (use mean, stdev, min, max)", quote(k.Value)))
 			}
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caarlos0/env/v11"
 )
@@ -37,6 +38,66 @@ type Env struct {
 	// APIKeySet reports whether LLMPROBER_API_KEY is set and non-empty; its
 	// value is not kept here.
 	APIKeySet bool `env:"-"`
+	// Unknown lists the variables of the environment that begin with
+	// LLMPROBER_ but are none of llmprober's (see KnownVars), sorted.
+	// Resolve reports each as a problem unless a target's
+	// auth.api_key_env names it.
+	Unknown []string `env:"-"`
+}
+
+// TestEnv holds the variables that llmprober's own test suite and CI read
+// (the README's "Tests"); the binary does not use them, but they are
+// known, so that an environment that sets them is not rejected.
+type TestEnv struct {
+	// LlamaURL is the base URL of the llama-server the integration tests probe.
+	LlamaURL string `env:"LLMPROBER_LLAMA_URL"`
+	// RequireIntegration makes integration tests fail, not skip, when
+	// what they need is missing.
+	RequireIntegration bool `env:"LLMPROBER_REQUIRE_INTEGRATION"`
+	// OTelCol is the OpenTelemetry Collector binary the OTLP integration
+	// test runs.
+	OTelCol string `env:"LLMPROBER_OTELCOL"`
+}
+
+// CommandEnv holds the variables the command line reads itself, as the
+// defaults of its flags (run and check's --shard and --shards); they are
+// known here so that setting them is not an error.
+type CommandEnv struct {
+	// Shard is the default of --shard.
+	Shard string `env:"LLMPROBER_SHARD"`
+	// Shards is the default of --shards.
+	Shards string `env:"LLMPROBER_SHARDS"`
+}
+
+// envVarPrefix begins the name of every variable llmprober reads.
+const envVarPrefix = "LLMPROBER_"
+
+// KnownVars returns every LLMPROBER_* variable llmprober knows, sorted:
+// those of the env tags of Env and of the structs it holds, APIKeyVar,
+// and those of CommandEnv and TestEnv.
+func KnownVars() []string {
+	known := []string{APIKeyVar}
+	for _, t := range []reflect.Type{reflect.TypeFor[Env](), reflect.TypeFor[CommandEnv](), reflect.TypeFor[TestEnv]()} {
+		known = append(known, tagVars(t)...)
+	}
+	slices.Sort(known)
+	return slices.Compact(known)
+}
+
+// tagVars returns the variables of the env tags of struct type t and of
+// the structs of this package it holds.
+func tagVars(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("env"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+		if f.Type.Kind() == reflect.Struct && f.Type.PkgPath() == t.PkgPath() {
+			out = append(out, tagVars(f.Type)...)
+		}
+	}
+	return out
 }
 
 // EnvTarget is a single target defined by environment variables; each field
@@ -148,32 +209,69 @@ func FromEnv(environ map[string]string) (Env, error) {
 	}
 	slices.Sort(e.TargetVars)
 	e.APIKeySet = environ[APIKeyVar] != ""
-	unknown := unknownSLOVars(environ)
-	if err != nil {
-		return e, append(unknown, e.withTargetProblems(envErrors(err))...)
+	known := KnownVars()
+	for _, name := range slices.Sorted(maps.Keys(environ)) {
+		if strings.HasPrefix(name, envVarPrefix) && !slices.Contains(known, name) {
+			e.Unknown = append(e.Unknown, name)
+		}
 	}
-	if len(unknown) > 0 {
-		return e, unknown
+	if err != nil {
+		return e, append(e.unknownErrors([]string{e.Target.APIKeyEnv}), e.withTargetProblems(envErrors(err))...)
 	}
 	return e, nil
 }
 
+// CheckUnknown returns the problems of e.Unknown, as Errors, or nil when
+// there is none; keyVars are variables that hold API keys (named by
+// auth.api_key_env), which are not unknown.
+func (e Env) CheckUnknown(keyVars []string) error { return e.unknownErrors(keyVars).orNil() }
+
 // sloVarPrefix begins the name of every variable of EnvObjective.
 const sloVarPrefix = "LLMPROBER_SLO_"
 
-// unknownSLOVars reports each variable of environ that begins with
-// sloVarPrefix but is not one of EnvObjective's, so that a misspelt
-// threshold is not silently left out of the objective set.
-func unknownSLOVars(environ map[string]string) Errors {
-	known := envVars(reflect.TypeFor[EnvObjective]())
-	names := slices.Sorted(maps.Values(known))
+// unknownErrors reports each variable of e.Unknown not in keyVars, naming
+// the nearest known one, or for a misspelt threshold every variable of the
+// objective set, so that no setting is silently left out.
+func (e Env) unknownErrors(keyVars []string) Errors {
 	var errs Errors
-	for _, name := range slices.Sorted(maps.Keys(environ)) {
-		if strings.HasPrefix(name, sloVarPrefix) && !slices.Contains(names, name) {
-			errs = append(errs, &FieldError{Path: name, Msg: "unknown variable; the objective set's variables are " + strings.Join(names, ", ")})
+	for _, name := range e.Unknown {
+		if slices.Contains(keyVars, name) {
+			continue
 		}
+		errs = append(errs, &FieldError{Path: name, Msg: unknownMessage(name)})
 	}
 	return errs
+}
+
+// unknownMessage says what is wrong with the unknown variable name: the
+// known variable it spells in other case, else for a misspelt threshold
+// every variable of the objective set, else the nearest known variable.
+// Case is ignored in the comparisons, since the known names are all upper
+// case.
+func unknownMessage(name string) string {
+	upper := strings.ToUpper(name)
+	nearest := nearestVar(upper)
+	switch {
+	case nearest == upper:
+		return fmt.Sprintf("unknown variable (did you mean %s? variable names are case-sensitive)", nearest)
+	case strings.HasPrefix(upper, sloVarPrefix):
+		slo := slices.Sorted(maps.Values(envVars(reflect.TypeFor[EnvObjective]())))
+		return "unknown variable; the objective set's variables are " + strings.Join(slo, ", ")
+	}
+	return fmt.Sprintf("unknown variable (did you mean %s?)", nearest)
+}
+
+// nearestVar returns the variable of KnownVars nearest to name in edit
+// distance (the first in order among the nearest), TestEnv's left out.
+func nearestVar(name string) string {
+	test := tagVars(reflect.TypeFor[TestEnv]())
+	best, bestDist := "", -1
+	for _, k := range KnownVars() {
+		if d := editDistance(name, k); !slices.Contains(test, k) && (bestDist < 0 || d < bestDist) {
+			best, bestDist = k, d
+		}
+	}
+	return best
 }
 
 // withTargetProblems returns the variables' parse errors followed by the
@@ -262,10 +360,46 @@ func parseErrorMsg(pe env.ParseError) string {
 	}
 	var ne *strconv.NumError
 	if errors.As(pe.Err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-		return fmt.Sprintf("is out of range (got %q)", ne.Num)
+		return fmt.Sprintf("is out of range %s", got(ne.Num))
 	}
 	if errors.As(pe.Err, &ne) {
-		return fmt.Sprintf("must be %s (got %q)", want, ne.Num)
+		return fmt.Sprintf("must be %s %s", want, got(ne.Num))
 	}
-	return fmt.Sprintf("must be %s: %v", want, pe.Err)
+	if v, ok := quotedIn(pe.Err.Error()); ok {
+		return fmt.Sprintf("must be %s %s", want, got(v))
+	}
+	return fmt.Sprintf("must be %s", want)
+}
+
+// got says what a rejected value was, "(got "5x")", or how long it was
+// when quote's rule hides it.
+func got(v string) string {
+	if q := quote(v); strings.HasPrefix(q, `"`) {
+		return "(got " + q + ")"
+	}
+	return fmt.Sprintf("(%d characters, not shown)", utf8.RuneCountInString(v))
+}
+
+// quotedIn returns the last Go-quoted string in msg (the value a parser
+// such as time.ParseDuration quotes at the end of its error: unknown unit
+// "x" in duration "5x"), so that it can be quoted again under quote's rule
+// instead of printed as the parser did.
+func quotedIn(msg string) (string, bool) {
+	value, found := "", false
+	for i := strings.IndexByte(msg, '"'); i >= 0; {
+		prefix, err := strconv.QuotedPrefix(msg[i:])
+		if err != nil {
+			break
+		}
+		if v, err := strconv.Unquote(prefix); err == nil {
+			value, found = v, true
+		}
+		rest := msg[i+len(prefix):]
+		j := strings.IndexByte(rest, '"')
+		if j < 0 {
+			break
+		}
+		i += len(prefix) + j
+	}
+	return value, found
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError is one problem with the configuration.
@@ -100,4 +101,56 @@ func (c *collector) add(path, format string, args ...any) {
 	}
 	file, line, shown := c.src.locate(path)
 	c.errs = append(c.errs, &FieldError{File: file, Line: line, Path: shown, Msg: fmt.Sprintf(format, args...)})
+}
+
+// The rule for values quoted in configuration errors, so that a secret
+// pasted into the wrong setting is not printed back: only the values of
+// settings with a fixed vocabulary or syntax (names, enumerations,
+// durations, addresses, keys of mappings) are ever quoted, through quote,
+// and only when at most maxQuoted characters long without a run of
+// keyRunLen or more letters and digits mixing both (as API keys have).
+// Free text (base_url, model, tag, header values, api_key_env, paths) is
+// never quoted; a file is named only once it has been opened.
+const (
+	maxQuoted = 32
+	keyRunLen = 16
+)
+
+// quote returns v quoted for an error message under the rule above, or
+// its length when the rule hides it.
+func quote(v string) string {
+	if n := utf8.RuneCountInString(v); n > maxQuoted || hasKeyRun(v) {
+		return fmt.Sprintf("(%d characters, not shown)", n)
+	}
+	return strconv.Quote(v)
+}
+
+// Quote returns v quoted for an error message under the rule of quote
+// (at most 32 characters, no run of 16 letters and digits mixing both),
+// or its length when the rule hides it, for the messages about values
+// that other packages read.
+func Quote(v string) string { return quote(v) }
+
+// hasKeyRun reports whether s has keyRunLen or more ASCII letters and
+// digits in a row, with at least one of each.
+func hasKeyRun(s string) bool {
+	run, letters, digits := 0, false, false
+	for i := 0; i <= len(s); i++ {
+		var c byte
+		if i < len(s) {
+			c = s[i]
+		}
+		isLetter := ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+		isDigit := '0' <= c && c <= '9'
+		if isLetter || isDigit {
+			run++
+			letters, digits = letters || isLetter, digits || isDigit
+			continue
+		}
+		if run >= keyRunLen && letters && digits {
+			return true
+		}
+		run, letters, digits = 0, false, false
+	}
+	return false
 }

@@ -1,5 +1,7 @@
 package config
 
+import "time"
+
 // Upper bounds enforced by Validate, so that an accepted configuration cannot
 // exhaust the process or flood the endpoint.
 const (
@@ -15,4 +17,7 @@ const (
 	LimitQueue = 100000
 	// LimitHeaders bounds the number of Target.Headers.
 	LimitHeaders = 100
+	// LimitTimeout bounds Target.Timeout: a request, and what it holds (a
+	// concurrency slot, a connection), never lasts longer than an hour.
+	LimitTimeout = time.Hour
 )

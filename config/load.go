@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 // Load reads the YAML file at path, decodes it strictly (unknown keys are
@@ -38,9 +39,9 @@ func Parse(data []byte, filename string) (*Config, error) {
 // It returns the problems with the document's shape, and a Config of what
 // could be decoded (nil when nothing could).
 func load(path string) (*Config, Errors, error) {
-	data, err := os.ReadFile(path)
+	data, err := localfile.ReadFile(path, localfile.Config)
 	if err != nil {
-		return nil, nil, fmt.Errorf("could not read config: %w", err)
+		return nil, nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
 	c, found := decode(data, path)
 	if c != nil {
@@ -83,6 +84,9 @@ func (c *Config) problems(found Errors, check bool) Errors {
 // the document cannot be decoded at all). It applies no defaults and
 // validates no values.
 func decode(data []byte, filename string) (*Config, Errors) {
+	if fe := textError(data, filename); fe != nil {
+		return nil, Errors{fe}
+	}
 	src := newSource(filename)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node

@@ -85,6 +85,8 @@ func TestLoadFull(t *testing.T) {
 		},
 		Windows:    []time.Duration{30 * time.Second, 5 * time.Minute, time.Hour},
 		Confidence: ptr(0.99), Warmup: 30 * time.Second, WindowSampleCap: 200000,
+		WindowGauges: WindowGauges{Export: []string{"percentiles", "means", "slo", "intervals"}, Percentiles: []string{"p50", "p90", "p99"}},
+		SeriesLimit:  500000,
 	}
 	if got := withoutSource(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(full.yml) =\n%+v\nwant\n%+v", got, want)
@@ -116,13 +118,19 @@ func TestApplyDefaultsInCode(t *testing.T) {
 }
 
 func TestLoadInvalid(t *testing.T) {
-	const creds = "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file"
+	creds := func(part string) string {
+		return `looks like a credential header (its name has "` + part + `"), and credentials are not accepted in headers: ` +
+			"name the header in auth.header and give the key with auth.api_key_env or auth.api_key_file"
+	}
 	tests := []struct {
 		file string
 		want []string // every line of the error, without the "testdata/" prefix
 	}{
 		{"invalid-unknown-key.yml", []string{`invalid-unknown-key.yml:5: targets[0].modl: unknown field "modl" (did you mean "model"?)`}},
 		{"invalid-unknown-nested-key.yml", []string{`invalid-unknown-nested-key.yml:6: targets[0].schedule.ratee: unknown field "ratee" (did you mean "rate"?)`}},
+		{"invalid-unknown-key-case.yml", []string{
+			`invalid-unknown-key-case.yml:5: targets[0].Timeout: unknown field "Timeout" (did you mean "timeout"?)`,
+			`invalid-unknown-key-case.yml:6: targets[0].schedule.RATE: unknown field "RATE" (did you mean "rate"?)`}},
 		{"invalid-unknown-top-key.yml", []string{`invalid-unknown-top-key.yml:1: listen_addresss: unknown field "listen_addresss" (did you mean "listen_address"?)`}},
 		{"invalid-duplicate-key.yml", []string{`invalid-duplicate-key.yml:5: targets[0].model: duplicate key (first at line 4)`}},
 		{"invalid-not-mapping.yml", []string{`invalid-not-mapping.yml:1: the configuration must be a mapping of settings, such as "targets:"`}},
@@ -142,17 +150,36 @@ func TestLoadInvalid(t *testing.T) {
 		{"invalid-model-missing.yml", []string{`invalid-model-missing.yml:2: targets[0].model: required`}},
 		{"invalid-api.yml", []string{`invalid-api.yml:5: targets[0].api: unknown api "embeddings" (supported: chat, completions)`}},
 		{"invalid-timeout-zero.yml", []string{`invalid-timeout-zero.yml:5: targets[0].timeout: must be > 0`}},
+		{"invalid-timeout-too-long.yml", []string{`invalid-timeout-too-long.yml:5: targets[0].timeout: must be at most 1h0m0s`}},
 		{"invalid-timeout-bare-number.yml", []string{`invalid-timeout-bare-number.yml:5: targets[0].timeout: must be a duration with a unit, such as "30s" or "1m30s", not a bare number`}},
 		{"invalid-timeout-syntax.yml", []string{`invalid-timeout-syntax.yml:5: targets[0].timeout: invalid duration "30 seconds": use a unit, such as "30s" or "1m30s"`}},
 		{"invalid-stream-type.yml", []string{`invalid-stream-type.yml:5: targets[0].stream: must be true or false`}},
 		{"invalid-credential-headers.yml", []string{
-			// In file order; X-Team on line 11 is accepted.
-			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds,
-			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds,
-			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds,
-			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds,
-			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds,
+			// In file order; X-Team on line 11 and OpenAI-Organization on
+			// line 17 are accepted. The values are never quoted.
+			`invalid-credential-headers.yml:6: targets[0].headers.authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:7: targets[0].headers.Proxy-Authorization: ` + creds("auth"),
+			`invalid-credential-headers.yml:8: targets[0].headers.X-API-KEY: ` + creds("key"),
+			`invalid-credential-headers.yml:9: targets[0].headers.api-key: ` + creds("key"),
+			`invalid-credential-headers.yml:10: targets[0].headers.Cookie: ` + creds("cookie"),
+			`invalid-credential-headers.yml:12: targets[0].headers.X-Goog-Api-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:13: targets[0].headers.Ocp-Apim-Subscription-Key: ` + creds("key"),
+			`invalid-credential-headers.yml:14: targets[0].headers.X-Auth-Token: ` + creds("auth"),
+			`invalid-credential-headers.yml:15: targets[0].headers.X-Client-Secret: ` + creds("secret"),
+			`invalid-credential-headers.yml:16: targets[0].headers.apikey: ` + creds("key"),
 		}},
+		{"invalid-key-in-wrong-fields.yml", []string{
+			// A key pasted into settings that are not free text is never quoted.
+			`invalid-key-in-wrong-fields.yml:1: log_level: unknown log level (31 characters, not shown) (supported: debug, info, warn, error)`,
+			`invalid-key-in-wrong-fields.yml:6: targets[0].api: unknown api (31 characters, not shown) (supported: chat, completions)`,
+			`invalid-key-in-wrong-fields.yml:7: targets[0].timeout: invalid duration (31 characters, not shown): use a unit, such as "30s" or "1m30s"`,
+			`invalid-key-in-wrong-fields.yml:8: targets[0].backend: unknown backend (31 characters, not shown) (supported: openai_http, openai_websocket)`,
+			`invalid-key-in-wrong-fields.yml:10: targets[0].auth.api_key_env: must be the name of an environment variable (letters, digits and '_'), not the key itself`,
+			`invalid-key-in-wrong-fields.yml:12: targets[0].schedule.strategy: unknown strategy (31 characters, not shown) (supported: synchronous, concurrent, throughput, constant, poisson, trace)`,
+			`invalid-key-in-wrong-fields.yml:13: targets[0]: unknown field (31 characters, not shown)`,
+			`invalid-key-in-wrong-fields.yml:15: targets[0].workload.max_tokens_fields[0]: unknown field (31 characters, not shown) (supported: max_tokens, max_completion_tokens)`,
+		}},
+		{"invalid-not-utf8.yml", []string{`invalid-not-utf8.yml:4: column 15: invalid UTF-8 (byte 0xe9); the configuration must be UTF-8 text`}},
 		{"invalid-header-name.yml", []string{`invalid-header-name.yml:6: targets[0].headers.X Team: invalid header name`}},
 		{"invalid-readiness-path.yml", []string{`invalid-readiness-path.yml:6: targets[0].readiness.path: must be a URL path without query string or fragment`}},
 		{"invalid-readiness-url.yml", []string{
@@ -371,9 +398,9 @@ func TestResolveListsEveryProblem(t *testing.T) {
 	}
 	_, err = Resolve(e, Overrides{ConfigPath: "testdata/invalid-many-problems.yml"})
 	want := slices.Concat(manyProblems[:6],
-		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: open /nonexistent/llmprober/key: no such file or directory`},
+		[]string{`invalid-many-problems.yml:12: targets[0].auth.api_key_file: could not read API key: could not open API key file: no such file or directory`},
 		manyProblems[6:12],
-		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: open /nonexistent/llmprober/ca.pem: no such file or directory`},
+		[]string{`invalid-many-problems.yml:23: targets[2].tls.ca_file: could not read CA file: could not open TLS file: no such file or directory`},
 		manyProblems[12:])
 	if err == nil {
 		t.Fatal("Resolve succeeded")
@@ -541,7 +568,7 @@ func TestParseAnchorsAndMerge(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "absent.yml"))
-	if err == nil || !strings.HasPrefix(err.Error(), "could not read config: open ") {
+	if err == nil || !strings.HasSuffix(err.Error(), "absent.yml: could not open configuration file: no such file or directory") {
 		t.Errorf("error = %v, want could not read config", err)
 	}
 }

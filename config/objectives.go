@@ -140,7 +140,7 @@ func (t *Target) validateObjectives(col *collector, path string) {
 		o := &t.Objectives[i]
 		p := path + ".objectives[" + strconv.Itoa(i) + "]"
 		if first, dup := names[o.Name]; dup && o.Name != "" {
-			col.add(p+".name", "duplicate objective set %q (also objectives[%d])", o.Name, first)
+			col.add(p+".name", "duplicate objective set %s (also objectives[%d])", quote(o.Name), first)
 		} else {
 			names[o.Name] = i
 		}
@@ -189,7 +189,7 @@ func (t *Target) validateApplicable(col *collector, path string, o *Objective) {
 		}
 	}
 	if o.ScheduledLatency != nil && !HasArrivalSchedule(t.Schedule.Strategy) {
-		col.add(path+".scheduled_latency", "needs a strategy with an arrival schedule (constant, poisson or trace), not %q", t.Schedule.Strategy)
+		col.add(path+".scheduled_latency", "needs a strategy with an arrival schedule (constant, poisson or trace), not %s", quote(t.Schedule.Strategy))
 	}
 }
 

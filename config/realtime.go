@@ -103,7 +103,7 @@ func (t *Target) applyBackendDefaults(path string, set func(string) bool) {
 func (t *Target) validateBackend(col *collector, path string) {
 	switch {
 	case !slices.Contains(backends, t.Backend):
-		col.add(path+".backend", "unknown backend %q (supported: %s)", t.Backend, strings.Join(backends, ", "))
+		col.add(path+".backend", "unknown backend %s (supported: %s)", quote(t.Backend), strings.Join(backends, ", "))
 	case t.Backend == BackendHTTP && t.Realtime != nil:
 		col.add(path+".realtime", "only used by backend %s", BackendWebSocket)
 	case t.Backend == BackendWebSocket:
@@ -139,7 +139,7 @@ func (r *Realtime) validate(col *collector, path string, timeout time.Duration) 
 		col.add(path+".chunk_duration", "must be between %v and %v", MinChunkDuration, LimitChunkDuration)
 	}
 	if r.Pacing != PacingRealtime && r.Pacing != PacingFast {
-		col.add(path+".pacing", "unknown pacing %q (supported: %s, %s)", r.Pacing, PacingRealtime, PacingFast)
+		col.add(path+".pacing", "unknown pacing %s (supported: %s, %s)", quote(r.Pacing), PacingRealtime, PacingFast)
 	}
 }
 

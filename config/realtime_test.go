@@ -80,7 +80,7 @@ func TestCheckAudioFile(t *testing.T) {
 		t.Errorf("Check(stereo.wav) = %v\nwant %s", err, want)
 	}
 	c = load("missing.wav")
-	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "targets[0].realtime.audio_file: could not read audio file") {
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "targets[0].realtime.audio_file: could not read audio: could not open audio file: no such file or directory") {
 		t.Errorf("Check(missing.wav) = %v", err)
 	}
 }

@@ -26,21 +26,41 @@ type Overrides struct {
 // named by flags.ConfigPath (else e.ConfigPath) or from the single target of
 // e; both at once, or neither, is an error. The global settings are taken
 // from the flag, else the environment, else the file, else the default.
-// Problems with values from the environment name the variable. When the
-// configuration is invalid, the error lists every problem: those Load finds,
-// and those Check finds; a valid configuration still needs Check.
+// Problems with values from the environment name the variable, and so
+// does a problem with an unknown LLMPROBER_* variable (Env.Unknown) that no
+// target's auth.api_key_env names. When the configuration is invalid, the
+// error lists every problem: those Load finds, and those Check finds; a
+// valid configuration still needs Check.
 func Resolve(e Env, flags Overrides) (*Config, error) {
 	c, found, err := base(e, flags)
+	unknown := e.unknownErrors(keyVars(c))
 	switch {
+	case err != nil && len(unknown) > 0:
+		return nil, append(unknown, &FieldError{Msg: err.Error()})
 	case err != nil:
 		return nil, err
 	case c == nil:
-		return nil, found.sorted()
+		return nil, append(unknown, found.sorted()...)
 	}
 	c.overrideFromEnv(e)
 	c.override(&c.ListenAddress, "listen_address", flags.ListenAddress, "listen_address (flag)")
 	c.override(&c.LogLevel, "log_level", flags.LogLevel, "log_level (flag)")
-	return c.finish(found, true)
+	return c.finish(append(unknown, found...), true)
+}
+
+// keyVars returns the variables that the targets of c name as holding
+// their API keys; none when c is nil.
+func keyVars(c *Config) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range c.Targets {
+		if t.Auth.APIKeyEnv != "" {
+			out = append(out, t.Auth.APIKeyEnv)
+		}
+	}
+	return out
 }
 
 // overrideFromEnv sets the global settings given by the environment.

@@ -5,13 +5,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-)
 
-// maxSecretFileSize bounds what is read from an API key file, in bytes.
-const maxSecretFileSize = 64 << 10
+	"github.com/llmprober/llmprober/probe/localfile"
+)
 
 // APIKey returns the target's API key: the value of the environment variable
 // named by Auth.APIKeyEnv, or the contents of Auth.APIKeyFile, with
@@ -40,23 +38,16 @@ func keyFromEnv(name string) (string, error) {
 	return v, nil
 }
 
-// keyFromFile reads a key from the file at path.
+// keyFromFile reads a key from the file at path: a regular file of at
+// most localfile.APIKey.MaxBytes. Errors name neither the file nor the key.
 func keyFromFile(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := localfile.ReadFile(path, localfile.APIKey)
 	if err != nil {
 		return "", fmt.Errorf("could not read API key: %w", err)
 	}
-	defer func() { _ = f.Close() }()
-	data, err := io.ReadAll(io.LimitReader(f, maxSecretFileSize+1))
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("could not read API key: %w", err)
-	case len(data) > maxSecretFileSize:
-		return "", fmt.Errorf("could not read API key: file %s is larger than %d bytes", path, maxSecretFileSize)
-	}
 	key := strings.TrimSpace(string(data))
 	if key == "" {
-		return "", fmt.Errorf("could not read API key: file %s is empty", path)
+		return "", errors.New("could not read API key: the API key file is empty")
 	}
 	return key, nil
 }
@@ -79,13 +70,31 @@ func (t *Target) TLSConfig() (*tls.Config, error) {
 		cfg.RootCAs = pool
 	}
 	if t.TLS.CertFile != "" || t.TLS.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.TLS.CertFile, t.TLS.KeyFile)
+		cert, err := loadKeyPair(t.TLS.CertFile, t.TLS.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("could not load client certificate: %w", err)
+			return nil, err
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
+}
+
+// loadKeyPair loads a client certificate and its key, each a regular file
+// of at most localfile.TLS.MaxBytes.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := localfile.ReadFile(certFile, localfile.TLS)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("could not load client certificate: cert_file: %w", err)
+	}
+	keyPEM, err := localfile.ReadFile(keyFile, localfile.TLS)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("could not load client certificate: key_file: %w", err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("could not load client certificate: %w", err)
+	}
+	return cert, nil
 }
 
 // errNoCertificates says a CA file held no PEM certificate.
@@ -94,7 +103,7 @@ var errNoCertificates = errors.New("no PEM certificate found")
 // loadCAFile returns the system roots (or an empty pool where the system has
 // none) plus the PEM certificates in path.
 func loadCAFile(path string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(path)
+	data, err := localfile.ReadFile(path, localfile.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("could not read CA file: %w", err)
 	}
@@ -103,7 +112,7 @@ func loadCAFile(path string) (*x509.CertPool, error) {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("could not load CA file %s: %w", path, errNoCertificates)
+		return nil, fmt.Errorf("could not load CA file: %w", errNoCertificates)
 	}
 	return pool, nil
 }

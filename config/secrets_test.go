@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 const testKey = "sk-test-0123456789"
@@ -33,7 +35,7 @@ func TestAPIKey(t *testing.T) {
 	}
 	keyFile := write("key", "  "+testKey+"\n")
 	emptyFile := write("empty", " \n\t")
-	bigFile := write("big", strings.Repeat("k", maxSecretFileSize+1))
+	bigFile := write("big", strings.Repeat("k", int(localfile.APIKey.MaxBytes)+1))
 	t.Setenv("LLMPROBER_TEST_KEY", testKey+"\n")
 	t.Setenv("LLMPROBER_TEST_EMPTY", "")
 	tests := []struct {
@@ -47,9 +49,9 @@ func TestAPIKey(t *testing.T) {
 		{"env unset", Auth{APIKeyEnv: "LLMPROBER_TEST_UNSET"}, "", "could not read API key: environment variable LLMPROBER_TEST_UNSET is not set"},
 		{"env empty", Auth{APIKeyEnv: "LLMPROBER_TEST_EMPTY"}, "", "could not read API key: environment variable LLMPROBER_TEST_EMPTY is empty"},
 		{"file, trimmed", Auth{APIKeyFile: keyFile}, testKey, ""},
-		{"file missing", Auth{APIKeyFile: filepath.Join(dir, "absent")}, "", "could not read API key: open " + filepath.Join(dir, "absent") + ": no such file or directory"},
-		{"file empty", Auth{APIKeyFile: emptyFile}, "", "could not read API key: file " + emptyFile + " is empty"},
-		{"file too big", Auth{APIKeyFile: bigFile}, "", "could not read API key: file " + bigFile + " is larger than 65536 bytes"},
+		{"file missing", Auth{APIKeyFile: filepath.Join(dir, "absent")}, "", "could not read API key: could not open API key file: no such file or directory"},
+		{"file empty", Auth{APIKeyFile: emptyFile}, "", "could not read API key: the API key file is empty"},
+		{"file too big", Auth{APIKeyFile: bigFile}, "", "could not read API key: API key file is too large: larger than 64 KiB, the limit for API key files"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,8 +192,8 @@ func TestTLSConfigErrors(t *testing.T) {
 		tls  TLS
 		want string
 	}{
-		{"ca missing", TLS{CAFile: filepath.Join(dir, "absent.pem")}, "could not read CA file: open " + filepath.Join(dir, "absent.pem") + ": no such file or directory"},
-		{"ca not PEM", TLS{CAFile: notPEM}, "could not load CA file " + notPEM + ": no PEM certificate found"},
+		{"ca missing", TLS{CAFile: filepath.Join(dir, "absent.pem")}, "could not read CA file: could not open TLS file: no such file or directory"},
+		{"ca not PEM", TLS{CAFile: notPEM}, "could not load CA file: no PEM certificate found"},
 		{"key of another certificate", TLS{CertFile: p.clientCert, KeyFile: p.serverKey}, "could not load client certificate: tls: private key does not match public key"},
 	}
 	for _, tt := range tests {
@@ -302,9 +304,9 @@ func TestCheck(t *testing.T) {
 	err = c.Check()
 	want := strings.Join([]string{
 		"c.yml:15: targets[2].auth.api_key_env: could not read API key: environment variable LLMPROBER_CHECK_UNSET is not set",
-		"c.yml:17: targets[2].tls.ca_file: could not load CA file " + p.clientKey + ": no PEM certificate found",
+		"c.yml:17: targets[2].tls.ca_file: could not load CA file: no PEM certificate found",
 		"c.yml:18: targets[2].tls.cert_file: could not load client certificate: tls: private key does not match public key",
-		"c.yml:24: targets[3].auth.api_key_file: could not read API key: open " + filepath.Join(dir, "absent") + ": no such file or directory",
+		"c.yml:24: targets[3].auth.api_key_file: could not read API key: could not open API key file: no such file or directory",
 	}, "\n")
 	if err == nil || err.Error() != want {
 		t.Errorf("Check =\n%v\nwant\n%s", err, want)

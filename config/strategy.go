@@ -151,7 +151,7 @@ func notUsedBecause(col *collector, path, strategy, why string) {
 // that depend on it: rate, streams, rampup, seed and trace.
 func (s *Schedule) validateStrategy(col *collector, path string) {
 	if !slices.Contains(Strategies, s.Strategy) {
-		col.add(path+".strategy", "unknown strategy %q (supported: %s)", s.Strategy, strings.Join(Strategies, ", "))
+		col.add(path+".strategy", "unknown strategy %s (supported: %s)", quote(s.Strategy), strings.Join(Strategies, ", "))
 		return
 	}
 	set := col.src.isSet
@@ -268,7 +268,7 @@ func (t *Trace) validate(col *collector, path, strategy string) {
 		col.add(path+".file", "required by strategy %s", StrategyTrace)
 	}
 	if t.Format != "" && !slices.Contains(trace.Formats, t.Format) {
-		col.add(path+".format", "unknown format %q (supported: %s)", t.Format, strings.Join(trace.Formats, ", "))
+		col.add(path+".format", "unknown format %s (supported: %s)", quote(t.Format), strings.Join(trace.Formats, ", "))
 	}
 	switch {
 	case math.IsNaN(t.TimeScale) || math.IsInf(t.TimeScale, 0):
@@ -319,7 +319,7 @@ func (c *Conversation) validate(col *collector, path string) {
 		col.add(path+".think_time", "must be at most %v", LimitThinkTime)
 	}
 	if !slices.Contains(histories, c.History) {
-		col.add(path+".history", "unknown history %q (supported: %s)", c.History, strings.Join(histories, ", "))
+		col.add(path+".history", "unknown history %s (supported: %s)", quote(c.History), strings.Join(histories, ", "))
 	}
 	if c.PromptTokens != (Distribution{}) || col.src.isSet(path+".prompt_tokens") {
 		c.PromptTokens.validate(col, path+".prompt_tokens")

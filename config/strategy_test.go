@@ -28,7 +28,7 @@ func TestCheckTraceFiles(t *testing.T) {
 	}{
 		{"testdata/traces/ok.jsonl", true, ""},
 		{"testdata/traces/absent.jsonl", false,
-			"c.yml:8: targets[0].schedule.trace.file: could not read trace: open testdata/traces/absent.jsonl: no such file or directory"},
+			"c.yml:8: targets[0].schedule.trace.file: could not read trace: could not open trace file: no such file or directory"},
 		{"testdata/traces/unsorted.jsonl", false,
 			"c.yml:8: targets[0].schedule.trace.file: testdata/traces/unsorted.jsonl:2: timestamp: timestamps are not sorted: 0s is earlier than 1s at line 1"},
 		{"testdata/traces/negative.jsonl", false,

@@ -1,13 +1,18 @@
 package config
 
-import "reflect"
+import (
+	"reflect"
+	"strings"
+)
 
 // closest returns the field name nearest to key when it is a likely typo
-// (at most two edits away, and less than half the key), or "".
+// (at most two edits away, and less than half the key, case ignored: the
+// field names are all lower case), or "".
 func closest(key string, fields map[string]reflect.StructField) string {
 	best, bestDist := "", 3
+	lower := strings.ToLower(key)
 	for name := range fields {
-		d := editDistance(key, name)
+		d := editDistance(lower, name)
 		if d < bestDist || (d == bestDist && name < best) {
 			best, bestDist = name, d
 		}

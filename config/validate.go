@@ -21,9 +21,6 @@ var (
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-// credentialHeaders are headers that carry credentials; they belong in Auth.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie"}
-
 // ownedHeaders are the headers llmprober or its HTTP client set on every
 // request, by canonical name, with the reason they cannot be set in
 // Target.Headers. Host is not among them: it sets the request's host.
@@ -53,7 +50,7 @@ func (c *Config) Validate() error {
 func (c *Config) validate(col *collector) {
 	validateListenAddress(col, c.ListenAddress)
 	if !slices.Contains(logLevels, c.LogLevel) {
-		col.add("log_level", "unknown log level %q (supported: %s)", c.LogLevel, strings.Join(logLevels, ", "))
+		col.add("log_level", "unknown log level %s (supported: %s)", quote(c.LogLevel), strings.Join(logLevels, ", "))
 	}
 	if len(c.Targets) == 0 {
 		col.add("targets", "at least one target is required")
@@ -64,7 +61,7 @@ func (c *Config) validate(col *collector) {
 		t := &c.Targets[i]
 		path := targetPath(i)
 		if first, dup := names[t.Name]; dup && t.Name != "" {
-			col.add(path+".name", "duplicate name %q (also targets[%d])", t.Name, first)
+			col.add(path+".name", "duplicate name %s (also targets[%d])", quote(t.Name), first)
 		} else {
 			names[t.Name] = i
 		}
@@ -79,7 +76,7 @@ func validateListenAddress(col *collector, addr string) {
 		_, err = strconv.ParseUint(port, 10, 16)
 	}
 	if err != nil {
-		col.add("listen_address", "must be host:port, such as %q (got %q)", DefaultListenAddress, addr)
+		col.add("listen_address", "must be host:port, such as %q (got %s)", DefaultListenAddress, quote(addr))
 	}
 }
 
@@ -96,11 +93,14 @@ func (t *Target) validate(col *collector, path string) {
 		col.add(path+".model", "required")
 	}
 	if t.API != APIChat && t.API != APICompletions && t.Backend != BackendWebSocket {
-		col.add(path+".api", "unknown api %q (supported: %s, %s)", t.API, APIChat, APICompletions)
+		col.add(path+".api", "unknown api %s (supported: %s, %s)", quote(t.API), APIChat, APICompletions)
 	}
 	t.validateBackend(col, path)
-	if t.Timeout <= 0 {
+	switch {
+	case t.Timeout <= 0:
 		col.add(path+".timeout", "must be > 0")
+	case t.Timeout > LimitTimeout:
+		col.add(path+".timeout", "must be at most %v", LimitTimeout)
 	}
 	validateHeaders(col, path+".headers", t.Headers)
 	validateHeaderValue(col, path+".tag", t.Tag)
@@ -137,7 +137,7 @@ func validateBaseURL(col *collector, path, raw string) {
 	}
 }
 
-// validateHeaders rejects credential headers, headers llmprober sets itself,
+// validateHeaders rejects credential headers (CredentialHeader), headers llmprober sets itself,
 // and malformed names or values. Values are never quoted.
 func validateHeaders(col *collector, path string, headers map[string]string) {
 	names := slices.Sorted(maps.Keys(headers))
@@ -146,9 +146,11 @@ func validateHeaders(col *collector, path string, headers map[string]string) {
 	})
 	for _, name := range names {
 		p := joinPath(path, name)
+		part, credential := CredentialHeader(name)
 		switch {
-		case isCredentialHeader(name):
-			col.add(p, "credential headers are not accepted in headers; use auth.api_key_env or auth.api_key_file")
+		case credential:
+			col.add(p, "looks like a credential header (its name has %q), and credentials are not accepted in headers: "+
+				"name the header in auth.header and give the key with auth.api_key_env or auth.api_key_file", part)
 		case ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)] != "":
 			col.add(p, "cannot be set in headers: %s", ownedHeaders[textproto.CanonicalMIMEHeaderKey(name)])
 		case !httpguts.ValidHeaderFieldName(name):
@@ -164,17 +166,6 @@ func validateHeaderValue(col *collector, path, value string) {
 	if !httpguts.ValidHeaderFieldValue(value) {
 		col.add(path, "must not contain line breaks or control characters")
 	}
-}
-
-// isCredentialHeader reports whether name is one of credentialHeaders, in
-// any case.
-func isCredentialHeader(name string) bool {
-	for _, h := range credentialHeaders {
-		if strings.EqualFold(name, h) {
-			return true
-		}
-	}
-	return false
 }
 
 // validate records the auth settings' problems. Messages never quote
@@ -241,9 +232,9 @@ func (w *Workload) validate(col *collector, path string) {
 		p := fmt.Sprintf("%s[%d]", fields, i)
 		switch {
 		case f != FieldMaxTokens && f != FieldMaxCompletionTokens:
-			col.add(p, "unknown field %q (supported: %s, %s)", f, FieldMaxTokens, FieldMaxCompletionTokens)
+			col.add(p, "unknown field %s (supported: %s, %s)", quote(f), FieldMaxTokens, FieldMaxCompletionTokens)
 		case seen[f]:
-			col.add(p, "%q is listed twice", f)
+			col.add(p, "%s is listed twice", quote(f))
 		}
 		seen[f] = true
 	}

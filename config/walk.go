@@ -184,7 +184,7 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string, shadowed map
 		seen[k.Value] = k.Line
 		f, ok := fields[k.Value]
 		if !ok {
-			if s := w.unknown(k, t, child, fields); s != "" {
+			if s := w.unknown(k, t, path, fields); s != "" {
 				meant = append(meant, s)
 			}
 			dropped = append(dropped, i)
@@ -276,18 +276,25 @@ func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, path string, shadowed ma
 	delete(w.merging, m)
 }
 
-// unknown reports key k, which struct type t does not have, and returns the
-// field it was probably meant to be, or "".
-func (w *walker) unknown(k *yaml.Node, t reflect.Type, path string, fields map[string]reflect.StructField) string {
+// unknown reports key k, which struct type t at parent does not have, and
+// returns the field it was probably meant to be, or "". The problem is
+// reported at parent's path plus the key, unless quote hides the key:
+// then at parent's path alone.
+func (w *walker) unknown(k *yaml.Node, t reflect.Type, parent string, fields map[string]reflect.StructField) string {
+	path := joinPath(parent, k.Value)
 	if k.Value == "api_key" && (t == targetType || t == authType) {
 		w.note(k, path, inlineKeyMsg)
 		return ""
 	}
+	if quote(k.Value) != strconv.Quote(k.Value) {
+		w.note(k, parent, "unknown field %s", quote(k.Value))
+		return ""
+	}
 	if s := closest(k.Value, fields); s != "" {
-		w.note(k, path, "unknown field %q (did you mean %q?)", k.Value, s)
+		w.note(k, path, "unknown field %s (did you mean %q?)", quote(k.Value), s)
 		return s
 	}
-	w.note(k, path, "unknown field %q", k.Value)
+	w.note(k, path, "unknown field %s", quote(k.Value))
 	return ""
 }
 
@@ -379,7 +386,7 @@ func (w *walker) duration(n *yaml.Node, path string) {
 		switch {
 		case err == nil:
 		case !durationSyntax.MatchString(n.Value):
-			w.fail(n, path, `invalid duration %q: use a unit, such as "30s" or "1m30s"`, n.Value)
+			w.fail(n, path, `invalid duration %s: use a unit, such as "30s" or "1m30s"`, quote(n.Value))
 		case strings.HasPrefix(n.Value, "-"):
 			w.fail(n, path, "must be >= 0")
 		default:

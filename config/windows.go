@@ -53,6 +53,7 @@ func (c *Config) applyWindowDefaults() {
 	if c.WindowSampleCap == 0 && !c.src.isSet("window_sample_cap") {
 		c.WindowSampleCap = DefaultWindowSampleCap
 	}
+	c.applySeriesDefaults()
 }
 
 // validateWindows records the problems of the window settings.
@@ -88,6 +89,7 @@ func (c *Config) validateWindows(col *collector) {
 	if c.WindowSampleCap < MinWindowSampleCap || c.WindowSampleCap > LimitWindowSampleCap {
 		col.add("window_sample_cap", "must be between %d and %d records", MinWindowSampleCap, LimitWindowSampleCap)
 	}
+	c.validateSeries(col)
 }
 
 // nullRejected reports whether a null at path is an error rather than
@@ -100,6 +102,9 @@ func nullRejected(path string) (msg string, rejected bool) {
 		return "must be a duration such as 30s or 0s, not null (leave it out for no warmup)", true
 	case strings.HasPrefix(path, "windows[") && strings.HasSuffix(path, "]"):
 		return "must be a duration such as 1m, not null", true
+	}
+	if msg, rejected := seriesNullRejected(path); rejected {
+		return msg, true
 	}
 	return objectiveNullRejected(path)
 }

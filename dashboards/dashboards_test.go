@@ -125,7 +125,8 @@ func TestQueriesReadExportedMetrics(t *testing.T) {
 		"llmprober_time_to_first_output_token_seconds_bucket", "llmprober_inter_token_latency_seconds_bucket",
 		"llmprober_time_per_output_token_seconds_bucket", "gen_ai_client_operation_duration_seconds_bucket",
 		"gen_ai_client_token_usage_sum", "llmprober_dispatch_delay_seconds_bucket", "llmprober_probes_dropped_total",
-		"llmprober_requests_in_flight", "llmprober_target_state", "up", "llmprober_otlp_exports_total",
+		"llmprober_requests_in_flight", "llmprober_target_state", "llmprober_build_info", "llmprober_otlp_exports_total",
+		"process_cpu_seconds_total", "process_resident_memory_bytes",
 	} {
 		if !used[n] {
 			t.Errorf("no query reads %s", n)

@@ -11,12 +11,12 @@ const gateState = `max by (job, instance, target) (llmprober_target_state{` + by
 
 // ProberHealth is the dashboard of llmprober itself: whether it keeps its
 // schedule (dispatch delay, dropped probes, requests in flight), the
-// start-up gate of each target, whether Prometheus scrapes it, whether its
-// OTLP exports succeed, and its CPU and memory. Variables: datasource, job
-// (the scrape job) and target.
+// start-up gate of each target, which replicas report, whether its OTLP
+// exports succeed, and its CPU and memory. Variables: datasource, job and
+// target.
 func ProberHealth() (Board, error) {
 	b := newLLMProberBoard("llmprober prober health", "llmprober-prober-health",
-		"Whether llmprober keeps its schedule, passes its start-up gates, is scraped and exports.")
+		"Whether llmprober keeps its schedule, passes its start-up gates, reports and exports.")
 	schedulePanels(b)
 	gatePanels(b)
 	exportPanels(b)
@@ -59,23 +59,37 @@ func gatePanels(b *boardBuilder) {
 			q(`max by (target) (llmprober_target_startup_wait_seconds{`+byTarget+`})`, "{{target}}")))
 }
 
-// exportPanels adds the scrape and export row.
+// ownProcesses keeps the series of llmprober's own processes: those whose
+// job and instance also have llmprober_build_info, so that another process
+// scraped by the same job (a vLLM behind the same Service) stays out.
+const ownProcesses = ` and on (job, instance) llmprober_build_info{` + byJob + `}`
+
+// reporting keeps the processes that report as the bundled rules count
+// them: a heartbeat at most slo.DefaultMaxReportAge old.
+const reporting = ` and on (job, instance) (time() - llmprober_collection_timestamp_seconds{` + byJob + `} <= 180)`
+
+// exportPanels adds the reporting and export row. Each of its queries has
+// data whether Prometheus scrapes llmprober or receives its metrics by OTLP
+// through a collector (which sets job and instance from service.name and
+// service.instance.id): build info, the heartbeat, the Go and process
+// collectors and the OTLP export counter travel both ways.
 func exportPanels(b *boardBuilder) {
-	b.WithRow(row("Scrape and export")).
-		WithPanel(stateChart("Scrape status", "Whether Prometheus's last scrape of each instance succeeded (the up series).",
-			thirdWidth, valueMap(mapping{"0", "down", "red"}, mapping{"1", "up", "green"}),
-			q(`up{`+byJob+`}`, "{{instance}}"))).
-		WithPanel(chart("Scrape duration", "How long Prometheus's scrape of /metrics took.",
-			unitSeconds, thirdWidth, q(`scrape_duration_seconds{`+byJob+`}`, "{{instance}}"))).
-		WithPanel(chart("Samples scraped", "Samples per scrape of /metrics.",
-			unitCount, thirdWidth, q(`scrape_samples_scraped{`+byJob+`}`, "{{instance}}"))).
+	b.WithRow(row("Reporting and export")).
+		WithPanel(stateChart("Replicas reporting",
+			"Each llmprober process (job, instance) that reports as the bundled rules count it: its heartbeat at most 3 minutes old (rules --max-report-age); a gap is a replica that stopped reporting (see LLMProberDown, LLMProberReplicaMissing).",
+			halfWidth, valueMap(mapping{"1", "reporting", "green"}),
+			q(`max by (job, instance) (llmprober_build_info{`+byJob+`})`+reporting, "{{job}} {{instance}}"))).
+		WithPanel(chart("Report age",
+			"How old each process's heartbeat (llmprober_collection_timestamp_seconds, the time of the scrape or OTLP export that read its metrics) is now: by scrape about the scrape interval, through a collector up to the export interval plus the collector's scrape interval; it grows while a collector replays a dead process's last values.",
+			unitSeconds, halfWidth,
+			q(`time() - max by (job, instance) (llmprober_collection_timestamp_seconds{`+byJob+`})`, "{{job}} {{instance}}"))).
 		WithPanel(chart("OTLP exports",
 			"OTLP metric exports per second by outcome (success, failure); no data when OTLP is not enabled (OTEL_METRICS_EXPORTER=otlp).",
-			unitOpsPerS, thirdWidth,
+			unitOpsPerS, halfWidth,
 			q(`sum by (instance, outcome) (rate(llmprober_otlp_exports_total{`+byJob+`}[$__rate_interval]))`, "{{instance}} {{outcome}}"))).
-		WithPanel(chart("CPU", "CPU time used by the llmprober process per second (1 = one core).",
-			unitRatio, thirdWidth,
-			q(`rate(process_cpu_seconds_total{`+byJob+`}[$__rate_interval])`, "{{instance}}"))).
-		WithPanel(chart("Resident memory", "Resident set size of the llmprober process.",
-			unitBytes, thirdWidth, q(`process_resident_memory_bytes{`+byJob+`}`, "{{instance}}")))
+		WithPanel(chart("CPU", "CPU time used by each llmprober process per second (1 = one core); other processes of the job are left out.",
+			unitRatio, halfWidth,
+			q(`rate(process_cpu_seconds_total{`+byJob+`}[$__rate_interval])`+ownProcesses, "{{instance}}"))).
+		WithPanel(chart("Resident memory", "Resident set size of each llmprober process; other processes of the job are left out.",
+			unitBytes, halfWidth, q(`process_resident_memory_bytes{`+byJob+`}`+ownProcesses, "{{instance}}")))
 }

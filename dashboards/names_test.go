@@ -164,7 +164,7 @@ func feedLive(t *testing.T, m *exporter.Metrics) []*dto.MetricFamily {
 	}()
 	rec := &probe.Record{Target: "alpha", API: "chat", Stream: true, TargetedStart: at(0), RequestStart: at(10),
 		FirstChunk: at(100), FirstToken: at(100), FirstOutputToken: at(100), LastToken: at(300), End: at(310),
-		ChunkTimes: []time.Time{at(100), at(200), at(300)}, PromptTokens: 8, PromptTokensFrom: probe.TokensFromUsage,
+		ChunkGaps: chunkGaps(at(100), at(200), at(300)), PromptTokens: 8, PromptTokensFrom: probe.TokensFromUsage,
 		OutputTokens: 3, OutputTokensFrom: probe.TokensFromUsage, Iterations: 3, Outcome: probe.Successful, HTTPStatus: 200}
 	for _, obs := range []probe.Observer{o, store} {
 		obs.State("alpha", probe.StateReady, 0)
@@ -178,4 +178,13 @@ func feedLive(t *testing.T, m *exporter.Metrics) []*dto.MetricFamily {
 		t.Fatalf("Gather: %v", err)
 	}
 	return mfs
+}
+
+// chunkGaps returns the chunk gaps of chunks that arrived at ts.
+func chunkGaps(ts ...time.Time) *probe.Gaps {
+	g := &probe.Gaps{}
+	for _, t := range ts {
+		g.Add(t)
+	}
+	return g
 }

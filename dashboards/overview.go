@@ -32,7 +32,8 @@ const (
 
 // Overview is the llmprober overview dashboard: per target and objective
 // set, SLO attainment against the objective, error budget left, burn rates,
-// goodput against request rate, errors by type, token throughput, and the
+// goodput against request rate, requests by outcome beside dropped probes,
+// errors by type, token throughput, and the
 // percentiles of TTFT, TTFOT, ITL, TPOT, the round-trip metrics of
 // realtime targets and request latency. Variables:
 // datasource, job (the scrape job), target, objective (set), window (of the
@@ -115,14 +116,18 @@ func throughputPanels(b *boardBuilder) {
 			q(`llmprober_window_goodput_output_tokens_per_second{`+byObjWindow+`}`,
 				"{{target}} output goodput ({{objective}}, $window window) {{instance}}"))).
 		WithPanel(chart("Requests by outcome", "Finished requests per second: successful, errored, incomplete (cancelled by shutdown).",
-			unitRequestsPerS, thirdWidth,
+			unitRequestsPerS, quarterWidth,
 			q(`sum by (target, outcome) (rate(llmprober_requests_total{`+byTarget+`}[$__rate_interval]))`, "{{target}} {{outcome}}"))).
+		WithPanel(chart("Probes dropped",
+			"Due probes never sent, per second, by reason: queue_full (the backlog exceeded max_queue: the figures beside miss those requests), shutdown.",
+			unitRequestsPerS, quarterWidth,
+			q(`sum by (target, reason) (rate(llmprober_probes_dropped_total{`+byTarget+`}[$__rate_interval]))`, "{{target}} {{reason}}"))).
 		WithPanel(chart("Errors by type", "Errored requests per second by error type.",
-			unitRequestsPerS, thirdWidth,
+			unitRequestsPerS, quarterWidth,
 			q(`sum by (target, error_type) (rate(llmprober_requests_total{`+byTarget+`,outcome="errored"}[$__rate_interval]))`,
 				"{{target}} {{error_type}}"))).
 		WithPanel(chart("Error ratio", "Errored ÷ successful and errored requests.",
-			unitRatio, thirdWidth,
+			unitRatio, quarterWidth,
 			q(`sum by (target) (rate(llmprober_requests_total{`+byTarget+`,outcome="errored"}[$__rate_interval]))
 /
 sum by (target) (rate(llmprober_requests_total{`+byTarget+`,outcome!="incomplete"}[$__rate_interval]))`, "{{target}}")))

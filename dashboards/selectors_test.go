@@ -97,8 +97,8 @@ func hasMatcher(vs *parser.VectorSelector, label, value string) bool {
 // target=~"$target" (but the job and target variables'), and so does every
 // selector of the health dashboard's schedule and gate rows.
 func TestSelectorsCarryVariables(t *testing.T) {
-	scrapeLevel := []string{"up", "scrape_duration_seconds", "scrape_samples_scraped",
-		"llmprober_otlp_exports_total", "process_cpu_seconds_total", "process_resident_memory_bytes", "llmprober_target_info"}
+	scrapeLevel := []string{"llmprober_build_info", "llmprober_collection_timestamp_seconds", "llmprober_otlp_exports_total",
+		"process_cpu_seconds_total", "process_resident_memory_bytes", "llmprober_target_info"}
 	checked := 0
 	for _, q := range committedQueries(t) {
 		if q.Panel == "variable job" {
@@ -176,10 +176,11 @@ func TestLegendsNameInstance(t *testing.T) {
 		}
 	}
 	// Ten window gauge queries (exact p99 of seven quantities, attainment
-	// and two goodputs), the gate state and six per-instance panels of the
-	// scrape and export row.
-	if perInstance != 17 {
-		t.Errorf("%d queries keep the instance; want 17", perInstance)
+	// and two goodputs), the gate state and five per-instance panels of the
+	// reporting and export row (replicas, report age, OTLP exports, CPU,
+	// memory).
+	if perInstance != 16 {
+		t.Errorf("%d queries keep the instance; want 16", perInstance)
 	}
 }
 

@@ -238,6 +238,9 @@ func TestComposePrometheus(t *testing.T) {
 	var targets []string
 	for _, sc := range pc.ScrapeConfigs {
 		for _, st := range sc.StaticConfigs {
+			if want := net.JoinHostPort("llmprober", port); slices.Contains(st.Targets, want) && sc.JobName != slo.DefaultRuleOptions().Job {
+				t.Errorf("Prometheus scrapes llmprober as job %q; LLMProberDown of the bundled rules watches job %q", sc.JobName, slo.DefaultRuleOptions().Job)
+			}
 			targets = append(targets, st.Targets...)
 		}
 	}

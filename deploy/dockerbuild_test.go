@@ -344,9 +344,10 @@ func runSidecar(t *testing.T, bin string) {
 
 	waitReady(t, "http://"+addr+"/-/ready")
 	metrics := get(t, "http://"+addr+"/metrics")
-	want := fmt.Sprintf(`revision=%q,version=%q} 1`, testRevision, testVersion)
-	if !strings.Contains(metrics, want) {
-		t.Errorf("llmprober_build_info does not carry %s", want)
+	want := regexp.MustCompile(fmt.Sprintf(`llmprober_build_info\{[^}]*revision=%q,service_instance_id="inference\.vllm-5d8f7c9b6-x2x7k\.llmprober",service_name="llmprober",version=%q\} 1`,
+		testRevision, testVersion))
+	if !want.MatchString(metrics) {
+		t.Errorf("llmprober_build_info does not match %s", want)
 	}
 	if !regexp.MustCompile(`llmprober_requests_total\{[^}]*outcome="successful"[^}]*target="vllm"[^}]*\} [1-9]`).MatchString(metrics) {
 		t.Errorf("no successful request of target vllm in /metrics")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -187,6 +188,10 @@ func TestSidecarDeployment(t *testing.T) {
 	if _, port, err := net.SplitHostPort(env["LLMPROBER_LISTEN_ADDRESS"]); err != nil || port != strconv.Itoa(int(metricsPort)) {
 		t.Errorf("LLMPROBER_LISTEN_ADDRESS = %q; want all interfaces on the port named metrics (%d)", env["LLMPROBER_LISTEN_ADDRESS"], metricsPort)
 	}
+	// Each replica's identity comes from its pod.
+	if want := "service.instance.id=inference.vllm-5d8f7c9b6-x2x7k.llmprober,k8s.pod.name=vllm-5d8f7c9b6-x2x7k,k8s.namespace.name=inference,k8s.container.name=llmprober"; env["OTEL_RESOURCE_ATTRIBUTES"] != want {
+		t.Errorf("OTEL_RESOURCE_ATTRIBUTES = %q; want %q", env["OTEL_RESOURCE_ATTRIBUTES"], want)
+	}
 	checkProbe(t, "liveness", prober.LivenessProbe, "/-/healthy")
 	checkProbe(t, "readiness", prober.ReadinessProbe, "/-/ready")
 	checkRestricted(t, prober.SecurityContext)
@@ -241,20 +246,41 @@ func checkRestricted(t *testing.T, sc *corev1.SecurityContext) {
 	}
 }
 
+// downwardEnv are the variables the example takes from the downward API,
+// with the values a test stands in for them, and the fields they read.
+var downwardEnv = map[string]struct{ value, field string }{
+	"POD_NAME":      {"vllm-5d8f7c9b6-x2x7k", "metadata.name"},
+	"POD_NAMESPACE": {"inference", "metadata.namespace"},
+}
+
 // sidecarEnv returns the llmprober container's environment, checking that
-// every variable is one llmprober reads and is given literally.
+// every variable is one llmprober reads (an OTEL_* variable, or one the
+// downward API fills for OTEL_RESOURCE_ATTRIBUTES); downward API values
+// are replaced by stand-ins and $(VAR) references expanded as Kubernetes
+// does.
 func sidecarEnv(t *testing.T, c *corev1.Container) map[string]string {
 	t.Helper()
 	known := knownEnvVars()
 	env := map[string]string{}
 	for _, e := range c.Env {
-		if !known[e.Name] && !strings.HasPrefix(e.Name, "OTEL_") {
+		d, downward := downwardEnv[e.Name]
+		switch {
+		case downward:
+			if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != d.field {
+				t.Errorf("llmprober env %s = %+v; want the downward API's %s", e.Name, e.ValueFrom, d.field)
+			}
+			env[e.Name] = d.value
+			continue
+		case !known[e.Name] && !strings.HasPrefix(e.Name, "OTEL_"):
 			t.Errorf("llmprober env %s is not a variable llmprober reads", e.Name)
+		case e.ValueFrom != nil:
+			t.Errorf("llmprober env %s uses valueFrom; the example sets every other value literally", e.Name)
 		}
-		if e.ValueFrom != nil {
-			t.Errorf("llmprober env %s uses valueFrom; the example sets every value literally", e.Name)
-		}
-		env[e.Name] = e.Value
+		env[e.Name] = os.Expand(strings.ReplaceAll(strings.ReplaceAll(e.Value, "$(", "${"), ")", "}"),
+			func(k string) string { return env[k] })
+	}
+	for k := range downwardEnv {
+		delete(env, k)
 	}
 	return env
 }
@@ -371,6 +397,8 @@ func TestSidecarServiceAndMonitors(t *testing.T) {
 		t.Errorf("ServiceMonitor scrapes port metrics; the Service has %v", svcPorts)
 	}
 
+	checkJobRelabeled(t, "ServiceMonitor", sm.Spec.Endpoints[0].RelabelConfigs)
+
 	pm := only[monitoringv1.PodMonitor](t, ms)
 	if !matches(t, &pm.Spec.Selector, pod.Labels) {
 		t.Errorf("PodMonitor selector %v does not select the pod labels %v", pm.Spec.Selector, pod.Labels)
@@ -388,6 +416,20 @@ func TestSidecarServiceAndMonitors(t *testing.T) {
 		t.Errorf("PodMonitor endpoints (port path) = %q; want one, port metrics, path /metrics", got)
 	} else if containerPort(container(t, &pod.Spec, "llmprober"), "metrics") == 0 {
 		t.Error("PodMonitor scrapes port metrics; the llmprober container has none")
+	}
+	checkJobRelabeled(t, "PodMonitor", eps[0].RelabelConfigs)
+}
+
+// checkJobRelabeled checks that a monitor sets job to the job the bundled
+// rules watch (LLMProberDown).
+func checkJobRelabeled(t *testing.T, monitor string, rcs []monitoringv1.RelabelConfig) {
+	t.Helper()
+	want := slo.DefaultRuleOptions().Job
+	ok := slices.ContainsFunc(rcs, func(rc monitoringv1.RelabelConfig) bool {
+		return rc.TargetLabel == "job" && rc.Replacement != nil && *rc.Replacement == want && strings.EqualFold(rc.Action, "replace")
+	})
+	if !ok {
+		t.Errorf("%s relabelings %+v do not set job to %q, the job of the bundled rules", monitor, rcs, want)
 	}
 }
 

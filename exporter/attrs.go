@@ -34,6 +34,9 @@ const (
 	phaseFirstByte = "first_byte"
 )
 
+// phases lists the HTTP phases, in order.
+var phases = []string{phaseDNS, phaseConnect, phaseTLS, phaseFirstByte}
+
 // errorTypeOther is error.type (and error_type) for an errored request whose
 // record carries no error type.
 var errorTypeOther = string(genaiconv.ErrorTypeOther)
@@ -103,7 +106,7 @@ func newTargetAttrs(t Target) *targetAttrs {
 	a.genAI = opt(a.genAIBase...)
 	a.tokens[0] = opt(append(a.genAIBase, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput)))...)
 	a.tokens[1] = opt(append(a.genAIBase, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput)))...)
-	for _, p := range []string{phaseDNS, phaseConnect, phaseTLS, phaseFirstByte} {
+	for _, p := range phases {
 		a.phases[p] = opt(tk, attribute.String(labelPhase, p))
 	}
 	for _, e := range probe.ErrorTypes {
@@ -143,13 +146,17 @@ func genAIAttributes(t Target) []attribute.KeyValue {
 }
 
 // initialRequestKeys lists the llmprober.requests series created at 0:
-// successful, errored with every error type, incomplete with canceled.
+// successful, errored with every error type, incomplete with each of its
+// error types.
 func initialRequestKeys() []requestKey {
 	keys := []requestKey{{outcome: probe.Successful}}
 	for _, e := range probe.ErrorTypes {
 		keys = append(keys, requestKey{probe.Errored, e})
 	}
-	return append(keys, requestKey{probe.Incomplete, probe.ErrorCanceled})
+	for _, e := range probe.IncompleteErrorTypes {
+		keys = append(keys, requestKey{probe.Incomplete, e})
+	}
+	return keys
 }
 
 // errorTypeValue is the label value of an error type; errorTypeOther when empty.

@@ -25,24 +25,34 @@ var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 // at returns t0 plus ms milliseconds.
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
-// ats returns at(ms) for each ms.
-func ats(ms ...int) []time.Time {
-	out := make([]time.Time, 0, len(ms))
+// ats returns the series of at(ms) for each ms.
+func ats(ms ...int) probe.Instants {
+	var out probe.Instants
 	for _, m := range ms {
-		out = append(out, at(m))
+		out.Add(at(m))
 	}
 	return out
 }
 
-// Fixture targets: alpha is a streamed chat target with one objective set
-// (TTFT ≤ 0.3 s, ITL ≤ 0.05 s, 99% over 30 days), beta a non-streamed
-// completions target whose provider is left to the default.
+// chunks returns the chunk gaps of chunks that arrived at at(ms) for each ms.
+func chunks(ms ...int) *probe.Gaps {
+	g := &probe.Gaps{}
+	for _, m := range ms {
+		g.Add(at(m))
+	}
+	return g
+}
+
+// Fixture targets: alpha is a streamed chat target with conversations and
+// one objective set (TTFT ≤ 0.3 s, ITL ≤ 0.05 s, 99% over 30 days), beta a
+// non-streamed completions target under a closed-loop strategy whose
+// provider is left to the default.
 var (
 	alpha = Target{Name: "alpha", Model: "llama-3-8b", API: "chat", Stream: true, Provider: "openai",
-		ServerAddress: "10.0.0.1", ServerPort: 8000, Objectives: []slo.Objective{alphaObjective}}
+		ServerAddress: "10.0.0.1", ServerPort: 8000, Objectives: []slo.Objective{alphaObjective}, Conversations: true}
 	alphaObjective = slo.Objective{Name: "default", Attainment: 0.99, Period: 30 * 24 * time.Hour,
 		Thresholds: []slo.Threshold{{Quantity: slo.TTFT, Max: 300 * time.Millisecond}, {Quantity: slo.ITL, Max: 50 * time.Millisecond}}}
-	beta = Target{Name: "beta", Model: "gpt2", API: "completions", ServerAddress: "llm.example", ServerPort: 443}
+	beta = Target{Name: "beta", Model: "gpt2", API: "completions", ServerAddress: "llm.example", ServerPort: 443, ClosedLoop: true}
 )
 
 // alphaOK is a successful streamed chat request. Derived quantities (s):
@@ -58,7 +68,7 @@ func alphaOK() *probe.Record {
 		HTTP: probe.HTTPTrace{DNSStart: at(10), DNSDone: at(12), ConnectStart: at(12), ConnectDone: at(15),
 			GotConn: at(15), WroteRequest: at(16), FirstByte: at(110)},
 		FirstChunk: at(110), FirstToken: at(260), FirstOutputToken: at(280), LastToken: at(320), End: at(340),
-		ChunkTimes:   ats(110, 260, 280, 300, 320, 330),
+		ChunkGaps:    chunks(110, 260, 280, 300, 320, 330),
 		PromptTokens: 12, PromptTokensFrom: probe.TokensFromUsage,
 		OutputTokens: 4, OutputTokensFrom: probe.TokensFromUsage, Iterations: 4,
 		Outcome: probe.Successful, HTTPStatus: 200,
@@ -74,7 +84,7 @@ func alphaErr() *probe.Record {
 		TargetedStart: at(1000), RequestStart: at(1000),
 		HTTP: probe.HTTPTrace{GotConn: at(1000), ConnReused: true, FirstByte: at(1050)},
 		End:  at(1060), Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx,
-		Error: `upstream said <b>boom</b> & "more"`, HTTPStatus: 500,
+		Error: `upstream said <b>boom</b> & "more"`, ErrorCode: probe.ErrorCode{Text: "<i>503</i>", Kind: probe.CodeString}, HTTPStatus: 500,
 	}
 }
 
@@ -91,7 +101,8 @@ func alphaCanceled() *probe.Record {
 // betaOK is a successful non-streamed completions request without an arrival
 // schedule: connect 5001−5000 = 0.001; tls 5021−5001 = 0.02; first_byte
 // 5400−5000 = 0.4; duration 5500−5000 = 0.5; TPOT (5500−5000)/16 = 0.03125;
-// tokens 7 in (workload estimate), 16 out.
+// tokens 7 in (workload estimate: the server reported 0, which is
+// inconsistent), 16 out.
 func betaOK() *probe.Record {
 	return &probe.Record{
 		Target: "beta", Seq: 0, API: "completions",
@@ -100,7 +111,7 @@ func betaOK() *probe.Record {
 			GotConn: at(5021), FirstByte: at(5400)},
 		End:          at(5500),
 		PromptTokens: 7, PromptTokensFrom: probe.TokensFromWorkload,
-		OutputTokens: 16, OutputTokensFrom: probe.TokensFromUsage,
+		OutputTokens: 16, OutputTokensFrom: probe.TokensFromUsage, OutputSeen: true, UsageInconsistent: true,
 		Outcome: probe.Successful, HTTPStatus: 200,
 	}
 }
@@ -137,7 +148,8 @@ func noEnv(string) string { return "" }
 // shuts them down at the end of the test.
 func newTestMetrics(t *testing.T, targets ...Target) (*Metrics, *Observer) {
 	t.Helper()
-	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Revision: "abc123", Getenv: noEnv})
+	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Revision: "abc123", Getenv: noEnv,
+		Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatalf("NewMetrics: %v", err)
 	}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+
+	"github.com/llmprober/llmprober/probe"
 )
 
 // OpenTelemetry instrument names. The Prometheus names are derived from them
@@ -59,10 +62,36 @@ const (
 )
 
 // spec describes one instrument. Boundaries, for histograms only, are the
-// default explicit bucket boundaries in the instrument's unit.
+// default explicit bucket boundaries in the instrument's unit. Sets is the
+// number of attribute sets the instrument can have for target t: its
+// worst case, every series of t that can ever carry data (SeriesBudget).
 type spec struct {
 	Name, Unit, Description string
 	Boundaries              []float64
+	Sets                    func(t *Target) int
+}
+
+// Attribute sets per target of the instruments, for spec.Sets.
+var (
+	always   = func(*Target) int { return 1 }
+	onStream = func(t *Target) int { return b2i(t.Stream) }
+	onSched  = func(t *Target) int { return b2i(!t.ClosedLoop) }
+	onTurns  = func(t *Target) int { return b2i(!t.ClosedLoop && t.Conversations) }
+	onConv   = func(t *Target) int { return b2i(t.Conversations) }
+	onRT     = func(t *Target) int { return b2i(t.realtime()) }
+	// A successful request, or an errored one of any error type or of
+	// none (errorTypeOther).
+	byOutcome = func(*Target) int { return 1 + len(probe.ErrorTypes) + 1 }
+	byToken   = func(*Target) int { return 2 }
+	byPhase   = func(t *Target) int { return len(phases) * b2i(!t.realtime()) }
+)
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Default bucket boundaries. The GenAI ones are the conventions' advice; the
@@ -71,61 +100,77 @@ var (
 	genAIDurationBounds = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 	genAITokenBounds    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
 	latencyBounds       = []float64{
-		0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5,
-		0.6, 0.75, 1, 1.5, 2, 2.5, 5, 7.5, 10, 15, 20, 30, 60, 120,
+		0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.75,
+		1, 1.5, 2, 2.5, 5, 10, 20, 30, 60, 120,
 	}
 	perTokenBounds = []float64{
-		0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04,
-		0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 2.5,
+		0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075,
+		0.1, 0.2, 0.5, 1, 2.5,
 	}
 	dispatchBounds = []float64{
 		0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 		0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 	}
-	phaseBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+	phaseBounds = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10}
 	// roundTripBounds start at 0: a round-trip metric is negative when the
 	// last (or the average) token came before the last (average) packet,
 	// as when the audio ends in silence; such values land in le="0", so
 	// histogram_quantile reports them as 0 instead of interpolating them
 	// into the first positive bucket.
 	roundTripBounds = append([]float64{0}, latencyBounds...)
+	// chunkGapBounds are the record's chunk gap buckets (the conventions'
+	// advice): the record keeps the gaps per bucket, not one by one, and
+	// replays them into this histogram with the same bucket counts.
+	chunkGapBounds = seconds(probe.ChunkGapBounds)
 )
+
+// seconds converts durations to seconds.
+func seconds(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Seconds()
+	}
+	return out
+}
 
 // histogramSpecs is the table of every histogram: name, unit, description
 // and default boundaries. ExtraBoundaries keys must name one of these.
 var histogramSpecs = []spec{
 	{InstrumentOperationDuration, genaiconv.ClientOperationDuration{}.Unit(),
-		genaiconv.ClientOperationDuration{}.Description(), genAIDurationBounds},
+		genaiconv.ClientOperationDuration{}.Description(), genAIDurationBounds, byOutcome},
 	{InstrumentTokenUsage, genaiconv.ClientTokenUsage{}.Unit(),
-		genaiconv.ClientTokenUsage{}.Description(), genAITokenBounds},
+		genaiconv.ClientTokenUsage{}.Description(), genAITokenBounds, byToken},
 	{InstrumentTimeToFirstChunk, genaiconv.ClientOperationTimeToFirstChunk{}.Unit(),
-		genaiconv.ClientOperationTimeToFirstChunk{}.Description(), genAIDurationBounds},
+		genaiconv.ClientOperationTimeToFirstChunk{}.Description(), genAIDurationBounds, onStream},
 	{InstrumentTimePerOutputChunk, genaiconv.ClientOperationTimePerOutputChunk{}.Unit(),
-		genaiconv.ClientOperationTimePerOutputChunk{}.Description(), genAIDurationBounds},
-	{InstrumentTTFT, "s", "Time to first token: first token event minus request start, for successful streamed requests.", latencyBounds},
-	{InstrumentTTFOT, "s", "Time to first output token: first event with visible content minus request start, for successful streamed requests.", latencyBounds},
-	{InstrumentITL, "s", "Inter-token latency per request: (last token - first token) / (output tokens - 1), for successful requests with at least 2 output tokens.", perTokenBounds},
-	{InstrumentTPOT, "s", "Time per output token per request: (last token - request start) / output tokens, for successful requests with at least 1 output token.", perTokenBounds},
-	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds},
-	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds},
-	{InstrumentTimeToLastRoundTrip, "s", "Time to last round trip: last received token minus last sent audio packet, for successful realtime WebSocket requests; negative when the last token came first.", roundTripBounds},
-	{InstrumentAverageRTT, "s", "Average round-trip time: mean of the received token times minus mean of the sent audio packet times, for successful realtime WebSocket requests; negative when the tokens came first on average.", roundTripBounds},
-	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds},
-	{InstrumentTurnPredecessorDelay, "s", "Turn predecessor delay: the part of the dispatch delay spent waiting for the previous turn of the conversation, still running after the targeted start; 0 without one. Requests with an arrival schedule.", dispatchBounds},
-	{InstrumentTurnSchedulingDelay, "s", "Turn scheduling delay: dispatch delay minus turn predecessor delay (think time past the target, queueing). Requests with an arrival schedule.", dispatchBounds},
-	{InstrumentThinkTime, "s", "Think time applied between the end of a turn and the start of the next, per later turn of a conversation.", thinkBounds},
-	{InstrumentGenerationDelay, "s", "Generation delay: time the workload took to produce a conversation and its requests, once per conversation (a single-turn request is a conversation of one turn).", generationBounds},
+		genaiconv.ClientOperationTimePerOutputChunk{}.Description(), chunkGapBounds, onStream},
+	{InstrumentTTFT, "s", "Time to first token: first token event minus request start, for successful streamed requests.", latencyBounds, onStream},
+	{InstrumentTTFOT, "s", "Time to first output token: first event with visible content minus request start, for successful streamed requests.", latencyBounds, onStream},
+	{InstrumentITL, "s", "Inter-token latency per request: (last token - first token) / (output tokens - 1), for successful requests with at least 2 output tokens.", perTokenBounds, onStream},
+	{InstrumentTPOT, "s", "Time per output token per request: (last token - request start) / output tokens, for successful requests with at least 1 output token.", perTokenBounds, always},
+	{InstrumentDispatchDelay, "s", "Dispatch delay: request start minus targeted start, for requests with an arrival schedule.", dispatchBounds, onSched},
+	{InstrumentScheduledLatency, "s", "Scheduled latency: response end minus targeted start, for successful requests with an arrival schedule.", latencyBounds, onSched},
+	{InstrumentTimeToLastRoundTrip, "s", "Time to last round trip: last received token minus last sent audio packet, for successful realtime WebSocket requests; negative when the last token came first.", roundTripBounds, onRT},
+	{InstrumentAverageRTT, "s", "Average round-trip time: mean of the received token times minus mean of the sent audio packet times, for successful realtime WebSocket requests; negative when the tokens came first on average.", roundTripBounds, onRT},
+	{InstrumentHTTPPhaseDuration, "s", "Duration of an HTTP connection phase (dns, connect, tls when they happened; first_byte from request start).", phaseBounds, byPhase},
+	{InstrumentTurnPredecessorDelay, "s", "Turn predecessor delay: the part of the dispatch delay spent waiting for the previous turn of the conversation, still running after the targeted start; 0 without one. Requests with an arrival schedule, targets with conversations.", dispatchBounds, onTurns},
+	{InstrumentTurnSchedulingDelay, "s", "Turn scheduling delay: dispatch delay minus turn predecessor delay (think time past the target, queueing). Requests with an arrival schedule, targets with conversations.", dispatchBounds, onTurns},
+	{InstrumentThinkTime, "s", "Think time applied between the end of a turn and the start of the next, per later turn of a conversation.", thinkBounds, onConv},
+	{InstrumentGenerationDelay, "s", "Generation delay: time the workload took to produce a conversation and its requests, once per conversation, for targets with conversations.", generationBounds, onConv},
 }
 
 // Specs of the counters and gauges.
 var (
-	specRequests     = spec{Name: InstrumentRequests, Unit: "{request}", Description: "Finished requests by outcome and, for errored and incomplete ones, error type."}
-	specScheduled    = spec{Name: InstrumentProbesScheduled, Unit: "{request}", Description: "Requests that became due according to the schedule."}
-	specDropped      = spec{Name: InstrumentProbesDropped, Unit: "{request}", Description: "Due requests that were never sent, by reason."}
-	specInFlight     = spec{Name: InstrumentInFlight, Unit: "{request}", Description: "Requests currently in flight."}
-	specTargetState  = spec{Name: InstrumentTargetState, Description: "Start-up state of the target: 1 for the current state, 0 for the others."}
-	specStartupWait  = spec{Name: InstrumentStartupWait, Unit: "s", Description: "Time the target has spent waiting in its start-up gate, as of its last state change."}
-	specTargetInfo   = spec{Name: InstrumentTargetInfo, Description: "Static description of the target; always 1."}
+	specRequests = spec{Name: InstrumentRequests, Unit: "{request}", Description: "Finished requests by outcome and, for errored and incomplete ones, error type.",
+		Sets: func(*Target) int { return len(initialRequestKeys()) + 1 }}
+	specScheduled = spec{Name: InstrumentProbesScheduled, Unit: "{request}", Description: "Requests that became due according to the schedule.", Sets: always}
+	specDropped   = spec{Name: InstrumentProbesDropped, Unit: "{request}", Description: "Due requests that were never sent, by reason.",
+		Sets: func(*Target) int { return len(probe.DropReasons) }}
+	specInFlight    = spec{Name: InstrumentInFlight, Unit: "{request}", Description: "Requests currently in flight.", Sets: always}
+	specTargetState = spec{Name: InstrumentTargetState, Description: "Start-up state of the target: 1 for the current state, 0 for the others.",
+		Sets: func(*Target) int { return len(probe.TargetStates) }}
+	specStartupWait  = spec{Name: InstrumentStartupWait, Unit: "s", Description: "Time the target has spent waiting in its start-up gate, as of its last state change.", Sets: always}
+	specTargetInfo   = spec{Name: InstrumentTargetInfo, Description: "Static description of the target; always 1.", Sets: always}
 	errUnknownBounds = errors.New("not a histogram")
 )
 
@@ -138,12 +183,16 @@ func histogramSpec(name string) (spec, bool) {
 	return histogramSpecs[i], true
 }
 
-// validateExtraBoundaries checks that every key names a histogram and every
-// boundary is finite and not negative.
+// validateExtraBoundaries checks that every key names a histogram other
+// than the chunk gap one (whose boundaries are the records' buckets) and
+// every boundary is finite and not negative.
 func validateExtraBoundaries(extra map[string][]float64) error {
 	for name, bounds := range extra {
 		if _, ok := histogramSpec(name); !ok {
 			return fmt.Errorf("extra boundaries for %q: %w", name, errUnknownBounds)
+		}
+		if name == InstrumentTimePerOutputChunk && len(bounds) > 0 {
+			return fmt.Errorf("extra boundaries for %q: its boundaries are the records' chunk gap buckets", name)
 		}
 		for _, b := range bounds {
 			if math.IsNaN(b) || math.IsInf(b, 0) || b < 0 {

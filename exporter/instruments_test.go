@@ -57,7 +57,7 @@ func TestBoundaryRanges(t *testing.T) {
 		{"latency", latencyBounds, 0.005, 120},
 		{"per token", perTokenBounds, 0.0005, 2.5},
 		{"dispatch", dispatchBounds, 0.0001, 10},
-		{"phases", phaseBounds, 0.0005, 10},
+		{"phases", phaseBounds, 0.001, 10},
 		{"GenAI duration advice", genAIDurationBounds, 0.01, 81.92},
 		{"GenAI token advice", genAITokenBounds, 1, 67108864},
 	} {

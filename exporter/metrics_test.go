@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestHistogramValues(t *testing.T) {
 		{"TTFOT 0.27 s lands in le=0.3", "llmprober_time_to_first_output_token_seconds",
 			map[string]string{"target": "alpha"}, 1, 0.27, map[float64]int64{0.25: 0, 0.3: 1}},
 		{"ITL 0.02 s lands in le=0.02", "llmprober_inter_token_latency_seconds",
-			map[string]string{"target": "alpha"}, 1, 0.02, map[float64]int64{0.015: 0, 0.02: 1}},
+			map[string]string{"target": "alpha"}, 1, 0.02, map[float64]int64{0.01: 0, 0.02: 1}},
 		{"TPOT 0.0775 s lands in le=0.1", "llmprober_time_per_output_token_seconds",
 			map[string]string{"target": "alpha"}, 1, 0.0775, map[float64]int64{0.075: 0, 0.1: 1}},
 		{"non-streamed TPOT 0.03125 s lands in le=0.04", "llmprober_time_per_output_token_seconds",
@@ -139,11 +140,11 @@ func TestHistogramValues(t *testing.T) {
 		{"dispatch delay of every outcome", "llmprober_dispatch_delay_seconds",
 			map[string]string{"target": "alpha"}, 3, fsum(0.01, 0, 0.005), map[float64]int64{0.0001: 1, 0.005: 2, 0.01: 3}},
 		{"scheduled latency 0.34 s of the successful request only", "llmprober_scheduled_latency_seconds",
-			map[string]string{"target": "alpha"}, 1, 0.34, map[float64]int64{0.3: 0, 0.4: 1}},
+			map[string]string{"target": "alpha"}, 1, 0.34, map[float64]int64{0.3: 0, 0.5: 1}},
 		{"first byte 0.1 s and 0.05 s", "llmprober_http_phase_duration_seconds",
 			map[string]string{"target": "alpha", "phase": "first_byte"}, 2, fsum(0.1, 0.05), map[float64]int64{0.05: 1, 0.1: 2}},
 		{"dns 0.002 s", "llmprober_http_phase_duration_seconds",
-			map[string]string{"target": "alpha", "phase": "dns"}, 1, 0.002, map[float64]int64{0.001: 0, 0.0025: 1}},
+			map[string]string{"target": "alpha", "phase": "dns"}, 1, 0.002, map[float64]int64{0.001: 0, 0.005: 1}},
 		{"tls 0.02 s", "llmprober_http_phase_duration_seconds",
 			map[string]string{"target": "beta", "phase": "tls"}, 1, 0.02, map[float64]int64{0.01: 0, 0.025: 1}},
 		{"successful duration 0.33 s", "gen_ai_client_operation_duration_seconds",
@@ -152,9 +153,12 @@ func TestHistogramValues(t *testing.T) {
 			with(alphaGenAI, "error_type", "http_5xx"), 1, 0.06, map[float64]int64{0.04: 0, 0.08: 1}},
 		{"time to first chunk 0.1 s", "gen_ai_client_operation_time_to_first_chunk_seconds",
 			alphaGenAI, 1, 0.1, map[float64]int64{0.08: 0, 0.16: 1}},
-		// Gaps 0.15, 0.02, 0.02, 0.02, 0.01 summed in arrival order.
+		// Gaps 0.15, 0.02, 0.02, 0.02, 0.01, kept per bucket by the record
+		// and summed bucket by bucket (probe.Gaps.Each): 0.01, then the
+		// three 0.02, then 0.15 (0.22; in arrival order the float sum
+		// would be 0.21999999999999997).
 		{"five chunk gaps", "gen_ai_client_operation_time_per_output_chunk_seconds",
-			alphaGenAI, 5, fsum(0.15, 0.02, 0.02, 0.02, 0.01), map[float64]int64{0.01: 1, 0.02: 4, 0.16: 5}},
+			alphaGenAI, 5, fsum(0.01, 0.02, 0.02, 0.02, 0.15), map[float64]int64{0.01: 1, 0.02: 4, 0.16: 5}},
 		{"12 input tokens", "gen_ai_client_token_usage",
 			with(alphaGenAI, "gen_ai_token_type", "input"), 1, 12, map[float64]int64{4: 0, 16: 1}},
 		{"4 output tokens on the le=4 boundary", "gen_ai_client_token_usage",
@@ -251,10 +255,56 @@ func TestCounterAndGaugeValues(t *testing.T) {
 
 func TestBuildInfo(t *testing.T) {
 	m, _ := newTestMetrics(t)
-	want := map[string]string{"version": "1.2.3", "revision": "abc123", "goversion": runtime.Version()}
+	want := map[string]string{"version": "1.2.3", "revision": "abc123", "goversion": runtime.Version(),
+		"service_name": "llmprober", "service_instance_id": m.Identity().InstanceID}
 	mt := findMetric(gather(t, m), "llmprober_build_info", want)
-	if mt == nil || mt.GetGauge().GetValue() != 1 {
-		t.Fatalf("llmprober_build_info%v = %v; want 1", want, mt)
+	if mt == nil || mt.GetGauge().GetValue() != 1 || !uuidV4.MatchString(m.Identity().InstanceID) {
+		t.Fatalf("llmprober_build_info%v = %v; want 1 with a random instance id", want, mt)
+	}
+	other, _ := newTestMetrics(t)
+	if other.Identity().InstanceID == m.Identity().InstanceID {
+		t.Errorf("two processes share service.instance.id %s", m.Identity().InstanceID)
+	}
+}
+
+// TestIdentityFromEnvironment: OTEL_RESOURCE_ATTRIBUTES and
+// OTEL_SERVICE_NAME set the identity, on the resource and on build info.
+func TestIdentityFromEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name, attrs, service string
+		want                 Identity
+	}{
+		{"instance id and pod from the downward API", "service.instance.id=pod-7,k8s.pod.name=pod-7", "",
+			Identity{ServiceName: "llmprober", InstanceID: "pod-7"}},
+		{"service name variable wins", "service.name=a,service.instance.id=x", "probe-eu",
+			Identity{ServiceName: "probe-eu", InstanceID: "x"}},
+		// Empty values keep the defaults: a random instance id (each
+		// process its own) and llmprober.
+		{"empty instance id", "service.instance.id=,k8s.pod.name=p", "", Identity{ServiceName: "llmprober", InstanceID: "random"}},
+		{"empty service name", "service.name=", "", Identity{ServiceName: "llmprober", InstanceID: "random"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tc.attrs)
+			t.Setenv("OTEL_SERVICE_NAME", tc.service)
+			m, err := NewMetrics(context.Background(), Options{Version: "1", Getenv: noEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = m.Shutdown(context.Background()) }()
+			if tc.want.InstanceID == "random" {
+				if !uuidV4.MatchString(m.Identity().InstanceID) {
+					t.Errorf("instance id %q, want a random UUID", m.Identity().InstanceID)
+				}
+				tc.want.InstanceID = m.Identity().InstanceID
+			}
+			if m.Identity() != tc.want {
+				t.Errorf("identity %+v, want %+v", m.Identity(), tc.want)
+			}
+			labels := map[string]string{"service_name": tc.want.ServiceName, "service_instance_id": tc.want.InstanceID}
+			if findMetric(gather(t, m), "llmprober_build_info", labels) == nil {
+				t.Errorf("llmprober_build_info lacks %v", labels)
+			}
+		})
 	}
 }
 
@@ -299,6 +349,7 @@ func TestNewMetricsErrors(t *testing.T) {
 		{"extra boundaries for a counter", nil, map[string][]float64{InstrumentRequests: {1}}, "not a histogram"},
 		{"NaN boundary", nil, map[string][]float64{InstrumentTTFT: {math.NaN()}}, "must be finite"},
 		{"negative boundary", nil, map[string][]float64{InstrumentTTFT: {-1}}, "not negative"},
+		{"extra boundaries for the chunk gaps", nil, map[string][]float64{InstrumentTimePerOutputChunk: {0.05}}, "chunk gap buckets"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return tc.env[k] }
@@ -311,6 +362,16 @@ func TestNewMetricsErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestChunkGapBounds checks that the chunk gap histogram has the records'
+// buckets, which are the GenAI conventions' advice, the other GenAI
+// durations' boundaries.
+func TestChunkGapBounds(t *testing.T) {
+	s, _ := histogramSpec(InstrumentTimePerOutputChunk)
+	if !slices.Equal(s.Boundaries, genAIDurationBounds) {
+		t.Errorf("chunk gap boundaries %v, want %v", s.Boundaries, genAIDurationBounds)
 	}
 }
 

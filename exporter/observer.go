@@ -34,7 +34,20 @@ type Target struct {
 	ServerPort int
 	// Objectives are the target's SLO objective sets; none when empty.
 	Objectives []slo.Objective
+	// ClosedLoop reports a strategy without an arrival schedule
+	// (synchronous, concurrent, throughput): its requests have no dispatch
+	// delay, turn delays or scheduled latency, so those series do not exist.
+	ClosedLoop bool
+	// Conversations reports that requests may be later turns of
+	// conversations; without, the turn delay, think time and generation
+	// delay histograms have no series (a single-turn request's turn delays
+	// would only repeat its dispatch delay).
+	Conversations bool
 }
+
+// realtime reports a realtime WebSocket target: round-trip metrics, no
+// HTTP connection phases.
+func (t *Target) realtime() bool { return t.API == apiRealtime }
 
 // Observer implements probe.Observer: it records every event into the
 // instruments of a Metrics and keeps the per-target status shown by the
@@ -63,6 +76,7 @@ type targetState struct {
 	reachedReady bool
 	probed       bool
 	counts       map[probe.Outcome]uint64
+	probes       ProbeCounts
 	recent       *ring
 }
 
@@ -80,7 +94,7 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 		}
 		ts := &targetState{
 			target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
-			counts: map[probe.Outcome]uint64{}, recent: newRing(RecentPerTarget),
+			counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
 		}
 		o.targets = append(o.targets, ts)
 		o.byName[t.Name] = ts
@@ -93,6 +107,15 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 	}
 	o.reg = reg
 	return o, nil
+}
+
+// target returns the description of the target called name, or nil when
+// o is nil or does not know it.
+func (o *Observer) target(name string) *Target {
+	if o == nil || o.byName[name] == nil {
+		return nil
+	}
+	return &o.byName[name].target
 }
 
 // validateTarget checks t's name and API against the targets seen so far.
@@ -156,6 +179,7 @@ func (o *Observer) Close() error {
 func (o *Observer) Scheduled(target string) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.target)
+		ts.count(func(p *ProbeCounts) { p.Scheduled++ })
 	}
 }
 
@@ -163,6 +187,7 @@ func (o *Observer) Scheduled(target string) {
 func (o *Observer) Dropped(target string, reason probe.DropReason) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
+		ts.count(func(p *ProbeCounts) { p.Dropped[reason]++ })
 	}
 }
 
@@ -170,7 +195,15 @@ func (o *Observer) Dropped(target string, reason probe.DropReason) {
 func (o *Observer) Started(target string) {
 	if ts := o.byName[target]; ts != nil {
 		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.target)
+		ts.count(func(p *ProbeCounts) { p.Sent++ })
 	}
+}
+
+// count updates the target's probe counts under its lock.
+func (ts *targetState) count(f func(*ProbeCounts)) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	f(&ts.probes)
 }
 
 // State implements probe.Observer.
@@ -196,9 +229,11 @@ func (o *Observer) Finished(rec *probe.Record) {
 	ctx := context.Background()
 	o.inst.inFlight.Add(ctx, -1, ts.attrs.target)
 	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
-	o.recordGenAI(ctx, ts.attrs, rec)
-	o.recordLatencies(ctx, ts.attrs, rec)
-	o.recordPhases(ctx, ts.attrs, rec)
+	o.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
+	o.recordLatencies(ctx, ts, rec)
+	if !ts.target.realtime() {
+		o.recordPhases(ctx, ts.attrs, rec)
+	}
 	o.recordSLO(ctx, ts, rec)
 	summary := summarize(rec)
 	ts.mu.Lock()
@@ -217,7 +252,7 @@ func record(ctx context.Context, h metric.Float64Histogram, d time.Duration, ok 
 
 // recordGenAI records the GenAI client metrics: duration for successful and
 // errored requests, tokens and chunk timings for successful ones.
-func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, streamed bool, rec *probe.Record) {
 	switch rec.Outcome {
 	case probe.Errored:
 		d, ok := rec.Duration()
@@ -231,7 +266,7 @@ func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, rec *probe.R
 		if rec.OutputTokensFrom != probe.TokensUnknown {
 			o.inst.tokenUsage.Record(ctx, int64(rec.OutputTokens), a.tokens[1])
 		}
-		if rec.Stream {
+		if rec.Stream && streamed {
 			o.recordChunks(ctx, a, rec)
 		}
 	}
@@ -241,37 +276,48 @@ func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, rec *probe.R
 func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TimeToFirstChunk()
 	record(ctx, o.inst.ttfc, d, ok, a.genAI)
-	for i := 1; i < len(rec.ChunkTimes); i++ {
-		record(ctx, o.inst.tpoc, rec.ChunkTimes[i].Sub(rec.ChunkTimes[i-1]), true, a.genAI)
-	}
+	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, o.inst.tpoc, d, true, a.genAI) })
 }
 
 // recordLatencies records the reference's per-request quantities: dispatch
 // delay and its split into turn predecessor and turn scheduling delay for any
-// outcome, the others for successful requests, each where defined (the
-// round-trip metrics only for WebSocket records, which carry send and
-// receive times).
-func (o *Observer) recordLatencies(ctx context.Context, a *targetAttrs, rec *probe.Record) {
-	d, ok := rec.DispatchDelay()
-	record(ctx, o.inst.dispatchDelay, d, ok, a.target)
-	o.recordTurnDelays(ctx, a, rec)
+// outcome, the others for successful requests, each where defined and only
+// for targets that can have it (series exist only where they can carry
+// data, as SeriesBudget counts them): no schedule quantities under a
+// closed-loop strategy, turn delays only with conversations, TTFT, TTFOT
+// and ITL only when streamed, round-trip metrics only for realtime targets.
+func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *probe.Record) {
+	a, t := ts.attrs, &ts.target
+	if !t.ClosedLoop {
+		d, ok := rec.DispatchDelay()
+		record(ctx, o.inst.dispatchDelay, d, ok, a.target)
+		if t.Conversations {
+			o.recordTurnDelays(ctx, a, rec)
+		}
+	}
 	if rec.Outcome != probe.Successful {
 		return
 	}
-	d, ok = rec.TTFT()
-	record(ctx, o.inst.ttft, d, ok, a.target)
-	d, ok = rec.TTFOT()
-	record(ctx, o.inst.ttfot, d, ok, a.target)
-	d, ok = rec.ITL()
-	record(ctx, o.inst.itl, d, ok, a.target)
-	d, ok = rec.TPOT()
+	if t.Stream {
+		d, ok := rec.TTFT()
+		record(ctx, o.inst.ttft, d, ok, a.target)
+		d, ok = rec.TTFOT()
+		record(ctx, o.inst.ttfot, d, ok, a.target)
+		d, ok = rec.ITL()
+		record(ctx, o.inst.itl, d, ok, a.target)
+	}
+	d, ok := rec.TPOT()
 	record(ctx, o.inst.tpot, d, ok, a.target)
-	d, ok = rec.ScheduledLatency()
-	record(ctx, o.inst.scheduledLatency, d, ok, a.target)
-	d, ok = rec.TimeToLastRoundTrip()
-	record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
-	d, ok = rec.AverageRTT()
-	record(ctx, o.inst.averageRTT, d, ok, a.target)
+	if !t.ClosedLoop {
+		d, ok = rec.ScheduledLatency()
+		record(ctx, o.inst.scheduledLatency, d, ok, a.target)
+	}
+	if t.realtime() {
+		d, ok = rec.TimeToLastRoundTrip()
+		record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
+		d, ok = rec.AverageRTT()
+		record(ctx, o.inst.averageRTT, d, ok, a.target)
+	}
 }
 
 // recordPhases records the HTTP phases that happened, for any outcome.

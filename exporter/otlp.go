@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -74,12 +76,36 @@ func otlpProtocol(getenv func(string) string) (string, error) {
 	}
 }
 
-// newOTLPReader returns a periodic reader pushing over OTLP and the
-// exporter counting its exports, or nils when the environment does not ask
-// for OTLP. The exporter reads its endpoint, headers, timeout and TLS
-// settings, and the reader its interval, from the standard environment
-// variables.
-func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.Reader, *countingExporter, error) {
+// otlpEndpointCredentials rejects an endpoint variable whose URL holds a
+// user name or password (https://user:pass@collector:4318): the OTLP
+// exporters send no Authorization header from it, so the receiver would
+// see an anonymous request. The error names the variable, never its value.
+func otlpEndpointCredentials(getenv func(string) string) error {
+	for _, name := range otlpEndpointVars {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			continue
+		}
+		if !strings.Contains(v, "://") {
+			v = "//" + v // a gRPC endpoint may be written host:port
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			return fmt.Errorf("%w: %s: the URL holds a user name or password (user:pass@), which the OTLP exporter does not send: "+
+				"remove it and set OTEL_EXPORTER_OTLP_HEADERS=Authorization=Basic%%20<base64 of user:pass> instead", errExporterConfig, name)
+		}
+	}
+	return nil
+}
+
+// newOTLPReader returns a periodic reader (with opts) pushing over OTLP
+// and the exporter counting its exports and telling watch of overflow
+// series, or nils when the environment does not ask for OTLP. The exporter
+// reads its endpoint and headers, the reader its interval, from the
+// standard environment variables; over HTTP, the client is
+// otlpHTTPClient's (timeout and TLS from the same variables, no
+// redirects).
+func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
+	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
 	if err != nil || !want {
 		return nil, nil, err
@@ -88,22 +114,30 @@ func newOTLPReader(ctx context.Context, getenv func(string) string) (sdkmetric.R
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := otlpEndpointCredentials(getenv); err != nil {
+		return nil, nil, err
+	}
 	var exp sdkmetric.Exporter
 	if proto == protocolGRPC {
 		exp, err = otlpmetricgrpc.New(ctx)
 	} else {
-		exp, err = otlpmetrichttp.New(ctx)
+		var client *http.Client
+		if client, err = otlpHTTPClient(getenv); err != nil {
+			return nil, nil, err
+		}
+		exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithHTTPClient(client))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	counted := &countingExporter{Exporter: exp}
-	return sdkmetric.NewPeriodicReader(counted), counted, nil
+	counted := &countingExporter{Exporter: exp, overflow: watch}
+	return sdkmetric.NewPeriodicReader(counted, opts...), counted, nil
 }
 
 // ValidateEnv checks the exporter selection in the environment
 // (OTEL_METRICS_EXPORTER and, when it lists otlp, the OTLP protocol
-// variables) without creating anything; getenv nil means os.Getenv.
+// variables and that no endpoint URL holds credentials) without creating
+// anything; getenv nil means os.Getenv.
 func ValidateEnv(getenv func(string) string) error {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -112,6 +146,14 @@ func ValidateEnv(getenv func(string) string) error {
 	if err != nil || !otlp {
 		return err
 	}
-	_, err = otlpProtocol(getenv)
-	return err
+	proto, err := otlpProtocol(getenv)
+	if err != nil {
+		return err
+	}
+	if proto != protocolGRPC {
+		if _, err := otlpTLSConfig(getenv); err != nil {
+			return err
+		}
+	}
+	return otlpEndpointCredentials(getenv)
 }

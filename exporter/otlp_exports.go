@@ -27,7 +27,8 @@ const (
 // has given it a counter; exports before that are not counted.
 type countingExporter struct {
 	sdkmetric.Exporter
-	counter atomic.Pointer[metric.Int64Counter]
+	counter  atomic.Pointer[metric.Int64Counter]
+	overflow *overflowWatch
 }
 
 // exportOutcome are the attribute sets of the outcomes.
@@ -54,8 +55,11 @@ func (e *countingExporter) count(meter metric.Meter) error {
 	return nil
 }
 
-// Export exports rm and counts the outcome.
+// Export exports rm, counts the outcome and reports overflow series.
 func (e *countingExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	if e.overflow != nil {
+		e.overflow.otlp(rm)
+	}
 	err := e.Exporter.Export(ctx, rm)
 	if c := e.counter.Load(); c != nil {
 		(*c).Add(context.WithoutCancel(ctx), 1, exportOutcome[err == nil])

@@ -3,10 +3,12 @@ package exporter
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -86,7 +88,15 @@ type receiver struct {
 // startHTTPReceiver serves OTLP/HTTP protobuf on 127.0.0.1.
 func startHTTPReceiver(t *testing.T) *receiver {
 	r := &receiver{requests: make(chan *collectorpb.ExportMetricsServiceRequest, 16)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewServer(r.handler())
+	t.Cleanup(srv.Close)
+	r.endpoint = srv.URL + "/v1/metrics"
+	return r
+}
+
+// handler serves OTLP/HTTP protobuf, delivering each export request to r.
+func (r *receiver) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var body io.Reader = req.Body
 		if req.Header.Get("Content-Encoding") == "gzip" {
 			zr, err := gzip.NewReader(req.Body)
@@ -109,10 +119,7 @@ func startHTTPReceiver(t *testing.T) *receiver {
 		out, _ := proto.Marshal(&collectorpb.ExportMetricsServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	r.endpoint = srv.URL + "/v1/metrics"
-	return r
+	})
 }
 
 // grpcReceiver implements the OTLP metrics service.
@@ -178,10 +185,13 @@ func TestOTLPExportOnShutdown(t *testing.T) {
 			feedFixtures(o)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			before := time.Now()
 			if err := m.Shutdown(ctx); err != nil {
 				t.Fatalf("Shutdown: %v", err)
 			}
-			checkExport(t, receive(t, rcv))
+			req := receive(t, rcv)
+			checkExport(t, req)
+			checkHeartbeat(t, req, before, time.Now())
 		})
 	}
 }
@@ -233,8 +243,8 @@ func attrsMatch(kvs []*commonpb.KeyValue, want map[string]string) bool {
 func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	t.Helper()
 	byName, res := otlpMetrics(req)
-	if res["service.name"] != "llmprober" || res["service.version"] != "1.2.3" {
-		t.Errorf("resource = %v; want service.name llmprober, service.version 1.2.3", res)
+	if res["service.name"] != "llmprober" || res["service.version"] != "1.2.3" || !uuidV4.MatchString(res["service.instance.id"]) {
+		t.Errorf("resource = %v; want service.name llmprober, service.version 1.2.3, a random service.instance.id", res)
 	}
 	want := []string{
 		InstrumentOperationDuration, InstrumentTokenUsage, InstrumentTimeToFirstChunk, InstrumentTimePerOutputChunk,
@@ -243,11 +253,16 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 		InstrumentProbesDropped, InstrumentInFlight, InstrumentTargetState, InstrumentStartupWait, InstrumentTargetInfo,
 		InstrumentTurnPredecessorDelay, InstrumentTurnSchedulingDelay, InstrumentThinkTime, InstrumentGenerationDelay,
 		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming, InstrumentSLOObjectiveRatio, InstrumentSLOPeriod,
-		InstrumentOTLPExports,
+		InstrumentOTLPExports, InstrumentBuildInfo, InstrumentCollectionTimestamp,
+		// The Go and process collectors, bridged, as the dashboards read them.
+		"process_cpu_seconds_total", "process_resident_memory_bytes", "go_goroutines",
 	}
 	var got []string
 	for n := range byName {
-		got = append(got, n)
+		if n == "process_cpu_seconds_total" || n == "process_resident_memory_bytes" || n == "go_goroutines" ||
+			!strings.HasPrefix(n, "go_") && !strings.HasPrefix(n, "process_") {
+			got = append(got, n)
+		}
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -257,6 +272,23 @@ func checkExport(t *testing.T, req *collectorpb.ExportMetricsServiceRequest) {
 	checkOTLPTTFT(t, byName[InstrumentTTFT])
 	checkOTLPRequests(t, byName[InstrumentRequests])
 }
+
+// checkHeartbeat: the export carries the time it was collected, between
+// from and to, as its heartbeat.
+func checkHeartbeat(t *testing.T, req *collectorpb.ExportMetricsServiceRequest, from, to time.Time) {
+	t.Helper()
+	byName, _ := otlpMetrics(req)
+	points := byName[InstrumentCollectionTimestamp].GetGauge().GetDataPoints()
+	if len(points) != 1 {
+		t.Fatalf("heartbeat points = %v, want 1", points)
+	}
+	if v := points[0].GetAsDouble(); v < float64(from.UnixNano())/1e9 || v > float64(to.UnixNano())/1e9 {
+		t.Errorf("heartbeat %f, want the export's time, between %v and %v", v, from, to)
+	}
+}
+
+// uuidV4 matches a random UUID as service.instance.id is drawn.
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 // checkOTLPTTFT: one 0.25 s sample in the bucket (0.2, 0.25] of the latency boundaries.
 func checkOTLPTTFT(t *testing.T, mt *metricspb.Metric) {
@@ -285,9 +317,10 @@ func checkOTLPRequests(t *testing.T, mt *metricspb.Metric) {
 	if !sum.GetIsMonotonic() || sum.GetAggregationTemporality() != metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE {
 		t.Errorf("requests: monotonic %v temporality %v; want cumulative monotonic", sum.GetIsMonotonic(), sum.GetAggregationTemporality())
 	}
-	// 2 targets × (1 successful + 7 errored + 1 incomplete) = 18 series.
-	if n := len(sum.GetDataPoints()); n != 18 {
-		t.Errorf("requests has %d series; want 18", n)
+	// 2 targets × (1 successful + 7 errored + 2 incomplete: canceled,
+	// prober) = 20 series.
+	if n := len(sum.GetDataPoints()); n != 20 {
+		t.Errorf("requests has %d series; want 20", n)
 	}
 	for _, tc := range []struct {
 		attrs map[string]string
@@ -326,4 +359,107 @@ func FuzzOTLPWanted(f *testing.F) {
 			t.Errorf("otlpWanted(%q) = %v; want %v", value, got, listed)
 		}
 	})
+}
+
+// TestOTLPEndpointCredentials: an endpoint URL with a user name or
+// password is refused by ValidateEnv and NewMetrics, naming the variable
+// and never quoting the URL; other endpoints pass.
+func TestOTLPEndpointCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, variable, endpoint string
+		refused                  bool
+	}{
+		{"user and password", "OTEL_EXPORTER_OTLP_ENDPOINT", "https://probe:hunter2hunter@collector:4318", true},
+		{"user only", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://token-sk-abc@collector:4318/v1/metrics", true},
+		{"gRPC host:port with credentials", "OTEL_EXPORTER_OTLP_ENDPOINT", "probe:hunter2hunter@collector:4317", true},
+		{"plain", "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", false},
+		{"gRPC host:port", "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", false},
+		{"an @ in the path", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://collector:4318/v1/metrics@x", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"OTEL_METRICS_EXPORTER": "otlp", tc.variable: tc.endpoint}
+			err := ValidateEnv(func(k string) string { return env[k] })
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("ValidateEnv = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, errExporterConfig) || !strings.Contains(err.Error(), tc.variable+": ") ||
+				!strings.Contains(err.Error(), "Authorization=Basic") || strings.Contains(err.Error(), "hunter2") ||
+				strings.Contains(err.Error(), "sk-abc") {
+				t.Fatalf("ValidateEnv = %v; want a refusal naming %s, without the URL", err, tc.variable)
+			}
+			t.Setenv(tc.variable, tc.endpoint)
+			if _, err := NewMetrics(context.Background(), Options{Getenv: func(k string) string { return env[k] }}); err == nil ||
+				!strings.Contains(err.Error(), "user name or password") {
+				t.Errorf("NewMetrics = %v; want the refusal", err)
+			}
+		})
+	}
+}
+
+// TestOTLPExportAtStart: ExportStart sends one export at once, before any
+// probe, in which every counter point is 0 (so a receiver's first sample
+// of each series is 0, and the first interval's counts are not lost);
+// the final flush then carries the counts.
+func TestOTLPExportAtStart(t *testing.T) {
+	rcv := startHTTPReceiver(t)
+	getenv := setenv(t, map[string]string{
+		"OTEL_METRICS_EXPORTER":               "otlp",
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.endpoint,
+		"OTEL_METRIC_EXPORT_INTERVAL":         "3600000", // only the start and the final flush export
+	})
+	m, err := NewMetrics(context.Background(), Options{Version: "1.2.3", Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewObserver(m, []Target{alpha, beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.ExportStart(ctx)
+	first := receive(t, rcv)
+	sums := counterSums(first)
+	for _, name := range []string{InstrumentRequests, InstrumentProbesScheduled, InstrumentProbesDropped,
+		InstrumentSLOEvaluated, InstrumentSLOConforming, InstrumentSLONonConforming} {
+		if _, ok := sums[name]; !ok {
+			t.Errorf("the first export lacks %s", name)
+		}
+	}
+	for name, total := range sums {
+		// The Go and process collectors count from the process's start.
+		if strings.HasPrefix(name, "llmprober.") && name != InstrumentOTLPExports && total != 0 {
+			t.Errorf("first export: %s sums to %v, want every point 0", name, total)
+		}
+	}
+	feedFixtures(o)
+	if err := m.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := counterSums(receive(t, rcv))
+	// The fixtures finish 2 requests of alpha; the start export was one
+	// success, counted by the final flush.
+	if last[InstrumentRequests] == 0 || last[InstrumentOTLPExports] != 1 {
+		t.Errorf("final flush: requests %v, exports %v; want the fixtures' requests and 1 export",
+			last[InstrumentRequests], last[InstrumentOTLPExports])
+	}
+}
+
+// counterSums returns, per monotonic sum of req, the total of its points.
+func counterSums(req *collectorpb.ExportMetricsServiceRequest) map[string]float64 {
+	byName, _ := otlpMetrics(req)
+	out := map[string]float64{}
+	for name, mt := range byName {
+		sum := mt.GetSum()
+		if sum == nil || !sum.GetIsMonotonic() {
+			continue
+		}
+		for _, p := range sum.GetDataPoints() {
+			out[name] += p.GetAsDouble() + float64(p.GetAsInt())
+		}
+	}
+	return out
 }

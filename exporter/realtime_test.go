@@ -25,7 +25,7 @@ func gammaOK() *probe.Record {
 	return &probe.Record{
 		Target: "gamma", Seq: 0, API: "realtime", Stream: true,
 		RequestStart: at(5990), FirstChunk: at(6300), FirstToken: at(6300), FirstOutputToken: at(6300),
-		LastToken: at(6500), End: at(6500), ChunkTimes: ats(6300, 6400, 6500, 6500),
+		LastToken: at(6500), End: at(6500), ChunkGaps: chunks(6300, 6400, 6500, 6500),
 		Sent: ats(6000, 6100, 6200), Received: ats(6300, 6400, 6500),
 		PromptTokens: 30, PromptTokensFrom: probe.TokensFromUsage,
 		OutputTokens: 3, OutputTokensFrom: probe.TokensFromUsage, Iterations: 3,
@@ -73,7 +73,7 @@ func TestNegativeRoundTrips(t *testing.T) {
 	m, o := newTestMetrics(t, gamma)
 	rec := gammaOK()
 	rec.FirstChunk, rec.FirstToken, rec.FirstOutputToken, rec.LastToken = at(6050), at(6050), at(6050), at(6050)
-	rec.ChunkTimes, rec.Received, rec.OutputTokens = ats(6050), ats(6050), 1
+	rec.ChunkGaps, rec.Received, rec.OutputTokens = chunks(6050), ats(6050), 1
 	o.Started("gamma")
 	o.Finished(rec)
 	mfs := gather(t, m)

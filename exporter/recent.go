@@ -25,6 +25,8 @@ type ProbeSummary struct {
 	ErrorType probe.ErrorType
 	// Error is the record's error text, shortened to maxErrorText runes.
 	Error string
+	// ErrorCode is the server's error code (Record.ErrorCode).
+	ErrorCode probe.ErrorCode
 	// HTTPStatus is the response status code; 0 when no response arrived.
 	HTTPStatus int
 	// Latency, TTFT, TTFOT, ITL and TPOT are the per-request quantities; nil
@@ -34,6 +36,8 @@ type ProbeSummary struct {
 	// OutputTokensFrom is not probe.TokensUnknown.
 	OutputTokens     int
 	OutputTokensFrom probe.TokenSource
+	// UsageInconsistent and TokensClamped are the record's usage flags.
+	UsageInconsistent, TokensClamped bool
 }
 
 // summarize extracts the displayed fields of rec.
@@ -44,10 +48,11 @@ func summarize(rec *probe.Record) ProbeSummary {
 	}
 	return ProbeSummary{
 		Time: t, Seq: rec.Seq, Outcome: rec.Outcome, ErrorType: rec.ErrorType,
-		Error: shorten(rec.Error, maxErrorText), HTTPStatus: rec.HTTPStatus,
+		Error: shorten(rec.Error, maxErrorText), ErrorCode: rec.ErrorCode, HTTPStatus: rec.HTTPStatus,
 		Latency: optional(rec.Latency()), TTFT: optional(rec.TTFT()), TTFOT: optional(rec.TTFOT()),
 		ITL: optional(rec.ITL()), TPOT: optional(rec.TPOT()),
 		OutputTokens: rec.OutputTokens, OutputTokensFrom: rec.OutputTokensFrom,
+		UsageInconsistent: rec.UsageInconsistent, TokensClamped: rec.TokensClamped,
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/net/netutil"
 )
 
 // ServerOptions configures NewServer.
@@ -31,40 +31,52 @@ type ServerOptions struct {
 	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Limits bounds the clients' time, connections and heavy requests;
+	// zero fields take DefaultServerLimits.
+	Limits ServerLimits
 }
 
 // Server is the HTTP server: landing page, /metrics, /-/healthy, /-/ready,
 // and any route added with Handle.
 type Server struct {
-	opts ServerOptions
-	mux  *http.ServeMux
-	srv  *http.Server
+	opts    ServerOptions
+	mux     *http.ServeMux
+	srv     *http.Server
+	records inFlight
 
 	shutdownOnce sync.Once
 	shutdownErr  error
 }
-
-// readHeaderTimeout bounds how long a client may take to send its headers.
-const readHeaderTimeout = 10 * time.Second
 
 // NewServer returns a Server with its routes registered; it does not listen.
 func NewServer(opts ServerOptions) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	opts.Limits = opts.Limits.withDefaults()
+	lim := opts.Limits
+	s := &Server{opts: opts, mux: http.NewServeMux(), records: newInFlight(lim.MaxRecordsRequests)}
 	s.mux.HandleFunc("GET /{$}", s.landing)
 	s.mux.HandleFunc("GET /-/healthy", healthy)
 	s.mux.HandleFunc("GET /-/ready", s.ready)
 	if opts.Metrics != nil {
-		s.mux.Handle("GET /metrics", opts.Metrics.Handler())
+		s.mux.Handle("GET /metrics", newInFlight(lim.MaxMetricsRequests).limit(opts.Metrics.Handler(), metricsRefused))
 	}
 	s.srv = &http.Server{
 		Handler:           s.mux,
-		ReadHeaderTimeout: readHeaderTimeout,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		WriteTimeout:      lim.WriteTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s
+}
+
+// metricsRefused answers a /metrics request beyond MaxMetricsRequests.
+func metricsRefused(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, "too many concurrent /metrics requests; retry later", http.StatusTooManyRequests)
 }
 
 // Handle adds a route (a net/http ServeMux pattern such as "GET /api/v1/status").
@@ -74,10 +86,12 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 // Handler returns the router, without the web configuration's TLS or auth.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Serve accepts connections on l until Shutdown, applying the web
-// configuration file if one is set. It returns nil after Shutdown.
+// Serve accepts connections on l until Shutdown, at most
+// Limits.MaxConnections at once, applying the web configuration file if
+// one is set. It returns nil after Shutdown.
 func (s *Server) Serve(l net.Listener) error {
 	path := s.opts.WebConfigFile
+	l = netutil.LimitListener(l, s.opts.Limits.MaxConnections)
 	err := web.Serve(l, s.srv, &web.FlagConfig{WebConfigFile: &path}, s.opts.Logger)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -88,15 +102,32 @@ func (s *Server) Serve(l net.Listener) error {
 	return nil
 }
 
-// Shutdown stops accepting connections and waits for active requests until
-// ctx ends. It is idempotent and safe without Serve.
+// Shutdown stops accepting connections, closes the idle ones, and waits
+// for the requests in progress until ctx ends or Limits.ShutdownTimeout
+// has passed, whichever comes first; then it closes the connections still
+// open (a slow client is cut, not waited for). It returns an error only
+// when the server could not be closed. It is idempotent and safe without
+// Serve.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
-		if err := s.srv.Shutdown(ctx); err != nil {
-			s.shutdownErr = fmt.Errorf("could not shut down HTTP server: %w", err)
+		ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.ShutdownTimeout)
+		defer cancel()
+		if err := s.srv.Shutdown(ctx); err == nil || !errors.Is(err, ctx.Err()) {
+			s.shutdownErr = wrapShutdown(err)
+			return
 		}
+		s.opts.Logger.Warn("closing HTTP connections still busy at shutdown", "waited", s.opts.Limits.ShutdownTimeout)
+		s.shutdownErr = wrapShutdown(s.srv.Close())
 	})
 	return s.shutdownErr
+}
+
+// wrapShutdown wraps a failure to shut the server down; nil stays nil.
+func wrapShutdown(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("could not shut down HTTP server: %w", err)
 }
 
 // healthy answers 200 while the server is serving.

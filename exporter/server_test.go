@@ -140,27 +140,30 @@ func TestLandingPage(t *testing.T) {
 		name, row string
 		want      []string
 	}{
-		// name, model, api, stream, server, state, successful, errored, incomplete
+		// name, model, api, stream, server, state, scheduled, sent, dropped,
+		// successful, errored, incomplete: alpha had 5 due, 4 sent, 1 of the
+		// 5 (20%) dropped for a full queue; beta 2 dropped at shutdown and
+		// none scheduled (its request came from the fixture alone).
 		{"alpha summary", "<td>llama-3-8b</td>",
-			[]string{"alpha", "llama-3-8b", "chat", "true", "10.0.0.1:8000", "ready", "1", "1", "1"}},
+			[]string{"alpha", "llama-3-8b", "chat", "true", "10.0.0.1:8000", "ready", "5", "4", "1 (20.0%; queue_full 1)", "1", "1", "1"}},
 		{"beta summary", "<td>gpt2</td>",
-			[]string{"beta", "gpt2", "completions", "false", "llm.example:443", "failed (30.0 s)", "1", "0", "0"}},
+			[]string{"beta", "gpt2", "completions", "false", "llm.example:443", "failed (30.0 s)", "0", "1", "2 (shutdown 2)", "1", "0", "0"}},
 		{"gamma without server", "<td>gamma</td>",
-			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0"}},
-		// time, seq, outcome, error type, error, status, latency, TTFT, TTFOT, ITL, TPOT, tokens:
-		// alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
-		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>200</td><td>330.0",
-			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "200",
-				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)"}},
-		{"errored request: latency, absent values are dashes, error escaped", "<td>http_5xx</td>",
-			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx",
-				"upstream said &lt;b&gt;boom&lt;/b&gt; &amp; &#34;more&#34;", "500", "60.0 ms", "—", "—", "—", "—", "—"}},
+			[]string{"gamma", "m", "chat", "false", "—", "waiting (0.0 s)", "0", "0", "0", "0", "0", "0"}},
+		// time, seq, outcome, error type, error code, error, status, latency, TTFT, TTFOT, ITL, TPOT,
+		// tokens, usage report: alphaOK latency 330 ms, TTFT 250, TTFOT 270, ITL 20, TPOT 77.5.
+		{"successful request", "<td>successful</td><td>—</td><td>—</td><td>—</td><td>200</td><td>330.0",
+			[]string{"2025-01-02 03:04:05.340Z", "0", "successful", "—", "—", "—", "200",
+				"330.0 ms", "250.0 ms", "270.0 ms", "20.0 ms", "77.5 ms", "4 (usage)", "—"}},
+		{"errored request: latency, absent values are dashes, error and code escaped", "<td>http_5xx</td>",
+			[]string{"2025-01-02 03:04:06.060Z", "1", "errored", "http_5xx", "&#34;&lt;i&gt;503&lt;/i&gt;&#34;",
+				"upstream said &lt;b&gt;boom&lt;/b&gt; &amp; &#34;more&#34;", "500", "60.0 ms", "—", "—", "—", "—", "—", "—"}},
 		{"cancelled request without response", "<td>canceled</td>",
-			[]string{"2025-01-02 03:04:07.300Z", "2", "incomplete", "canceled", "context canceled", "—",
-				"—", "—", "—", "—", "—", "—"}},
-		{"non-streamed request", "<td>16 (usage)</td>",
-			[]string{"2025-01-02 03:04:10.500Z", "0", "successful", "—", "—", "200",
-				"500.0 ms", "—", "—", "—", "31.2 ms", "16 (usage)"}},
+			[]string{"2025-01-02 03:04:07.300Z", "2", "incomplete", "canceled", "—", "context canceled", "—",
+				"—", "—", "—", "—", "—", "—", "—"}},
+		{"non-streamed request with an inconsistent usage report", "<td>16 (usage)</td>",
+			[]string{"2025-01-02 03:04:10.500Z", "0", "successful", "—", "—", "—", "200",
+				"500.0 ms", "—", "—", "—", "31.2 ms", "16 (usage)", "inconsistent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := cells(rowWith(t, body, tc.row))

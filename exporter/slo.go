@@ -33,11 +33,19 @@ const labelObjective = "objective"
 
 // Specs of the SLO instruments.
 var (
-	specSLOEvaluated    = spec{Name: InstrumentSLOEvaluated, Unit: "{request}", Description: "Requests evaluated against the objective set: successful and errored ones, except those the set cannot apply to."}
-	specSLOConforming   = spec{Name: InstrumentSLOConforming, Unit: "{request}", Description: "Evaluated requests whose every configured quantity was at most its threshold."}
-	specSLONonConform   = spec{Name: InstrumentSLONonConforming, Unit: "{request}", Description: "Evaluated requests that did not conform, by reason: the error type, insufficient_output, or the first breached quantity in the order ttft, ttfot, itl, tpot, latency, scheduled_latency."}
-	specSLOObjective    = spec{Name: InstrumentSLOObjectiveRatio, Description: "Target attainment of the objective set: the ratio of conforming to evaluated requests it should reach over its period."}
-	specSLOPeriod       = spec{Name: InstrumentSLOPeriod, Unit: "s", Description: "SLO period of the objective set."}
+	perObjective      = func(t *Target) int { return len(t.Objectives) }
+	specSLOEvaluated  = spec{Name: InstrumentSLOEvaluated, Unit: "{request}", Description: "Requests evaluated against the objective set: successful and errored ones, except those the set cannot apply to.", Sets: perObjective}
+	specSLOConforming = spec{Name: InstrumentSLOConforming, Unit: "{request}", Description: "Evaluated requests whose every configured quantity was at most its threshold.", Sets: perObjective}
+	specSLONonConform = spec{Name: InstrumentSLONonConforming, Unit: "{request}", Description: "Evaluated requests that did not conform, by reason: the error type, insufficient_output, or the first breached quantity in the order ttft, ttfot, itl, tpot, latency, scheduled_latency.",
+		Sets: func(t *Target) int {
+			n := 0
+			for i := range t.Objectives {
+				n += len(t.Objectives[i].Reasons())
+			}
+			return n
+		}}
+	specSLOObjective    = spec{Name: InstrumentSLOObjectiveRatio, Description: "Target attainment of the objective set: the ratio of conforming to evaluated requests it should reach over its period.", Sets: perObjective}
+	specSLOPeriod       = spec{Name: InstrumentSLOPeriod, Unit: "s", Description: "SLO period of the objective set.", Sets: perObjective}
 	sloInstrumentByKind = map[slo.Quantity]string{
 		slo.TTFT: InstrumentTTFT, slo.TTFOT: InstrumentTTFOT, slo.ITL: InstrumentITL, slo.TPOT: InstrumentTPOT,
 		slo.Latency: InstrumentOperationDuration, slo.ScheduledLatency: InstrumentScheduledLatency,

@@ -20,8 +20,50 @@ type TargetStatus struct {
 	Probed bool
 	// Counts are the finished requests by outcome since start.
 	Counts map[probe.Outcome]uint64
+	// Probes are the requests that became due, were sent and were dropped
+	// since start.
+	Probes ProbeCounts
 	// Recent are the last finished requests, newest first, at most RecentPerTarget.
 	Recent []ProbeSummary
+}
+
+// ProbeCounts are a target's scheduler counts since the process started.
+type ProbeCounts struct {
+	// Scheduled counts the requests that became due.
+	Scheduled uint64
+	// Sent counts the requests sent: finished ones and those in flight.
+	Sent uint64
+	// Dropped counts the due requests never sent, by reason; every reason
+	// of probe.DropReasons is present.
+	Dropped map[probe.DropReason]uint64
+}
+
+// newProbeCounts returns zero counts with every drop reason present.
+func newProbeCounts() ProbeCounts {
+	p := ProbeCounts{Dropped: map[probe.DropReason]uint64{}}
+	for _, r := range probe.DropReasons {
+		p.Dropped[r] = 0
+	}
+	return p
+}
+
+// clone copies p.
+func (p ProbeCounts) clone() ProbeCounts {
+	out := p
+	out.Dropped = make(map[probe.DropReason]uint64, len(p.Dropped))
+	for r, n := range p.Dropped {
+		out.Dropped[r] = n
+	}
+	return out
+}
+
+// DroppedTotal is the sum of Dropped.
+func (p ProbeCounts) DroppedTotal() uint64 {
+	var n uint64
+	for _, d := range p.Dropped {
+		n += d
+	}
+	return n
 }
 
 // Ready reports whether the target has reached state ready and finished its
@@ -47,7 +89,7 @@ func (ts *targetState) snapshot() TargetStatus {
 	}
 	return TargetStatus{
 		Target: ts.target, State: ts.state, Waited: ts.waited, ReachedReady: ts.reachedReady,
-		Probed: ts.probed, Counts: counts, Recent: ts.recent.newestFirst(),
+		Probed: ts.probed, Counts: counts, Probes: ts.probes.clone(), Recent: ts.recent.newestFirst(),
 	}
 }
 

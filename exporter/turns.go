@@ -55,16 +55,18 @@ func (o *Observer) recordTurnDelays(ctx context.Context, a *targetAttrs, rec *pr
 	record(ctx, o.inst.turns.scheduling, d, ok, a.target)
 }
 
-// GenerationDelay implements probe.SchedulerObserver.
+// GenerationDelay implements probe.SchedulerObserver; it records only for
+// targets with conversations.
 func (o *Observer) GenerationDelay(target string, d time.Duration) {
-	if ts := o.byName[target]; ts != nil {
+	if ts := o.byName[target]; ts != nil && ts.target.Conversations {
 		o.inst.turns.generation.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }
 
-// ThinkTime implements probe.SchedulerObserver.
+// ThinkTime implements probe.SchedulerObserver; it records only for targets
+// with conversations.
 func (o *Observer) ThinkTime(target string, d time.Duration) {
-	if ts := o.byName[target]; ts != nil {
+	if ts := o.byName[target]; ts != nil && ts.target.Conversations {
 		o.inst.turns.think.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }

@@ -13,8 +13,10 @@ import (
 
 // apiRequest is a parsed API request.
 type apiRequest struct {
-	req     *http.Request
-	records bool
+	req *http.Request
+	// records streams the records of the windows the document holds; nil
+	// without records=true.
+	records *recordStreams
 }
 
 // apiError is an API failure: its status and message.
@@ -24,30 +26,48 @@ type apiError struct {
 }
 
 // apiHandler serves f's result as JSON, or its error as {"error": "..."}.
+// A request with records=true takes one of the server's records slots for
+// as long as its answer streams, and is answered 429 with Retry-After when
+// none is free.
 func (w *Windows) apiHandler(f func(apiRequest) (any, *apiError)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		body, aerr := w.serveAPI(r, f)
-		writeAPI(rw, body, aerr)
+		ar, aerr := parseAPI(r)
+		if aerr != nil {
+			writeAPI(rw, nil, aerr, nil, w.limits)
+			return
+		}
+		if ar.records != nil {
+			if !w.heavy.acquire() {
+				tooMany(rw)
+				writeAPI(rw, nil, &apiError{status: http.StatusTooManyRequests,
+					msg: fmt.Sprintf("more than %d requests with records=true at once; retry later", cap(w.heavy))}, nil, w.limits)
+				return
+			}
+			defer w.heavy.release()
+		}
+		body, aerr := f(ar)
+		writeAPI(rw, body, aerr, ar.records, w.limits)
 	})
 }
 
 // methodNotAllowed answers 405 with "Allow: GET, HEAD" and a JSON error.
-func methodNotAllowed(rw http.ResponseWriter, r *http.Request) {
+func (w *Windows) methodNotAllowed(rw http.ResponseWriter, r *http.Request) {
 	rw.Header().Set("Allow", "GET, HEAD")
 	writeAPI(rw, nil, &apiError{status: http.StatusMethodNotAllowed,
-		msg: "method " + r.Method + " not allowed on " + r.URL.Path})
+		msg: "method " + r.Method + " not allowed on " + r.URL.Path}, nil, w.limits)
 }
 
-// writeAPI writes body as JSON, or aerr as {"error": "..."} when not nil.
-func writeAPI(rw http.ResponseWriter, body any, aerr *apiError) {
+// writeAPI writes body as JSON, or aerr as {"error": "..."} when not nil;
+// the records of rs, when body refers to any, are streamed under lim.
+func writeAPI(rw http.ResponseWriter, body any, aerr *apiError, rs *recordStreams, lim ServerLimits) {
 	if aerr != nil {
-		body = map[string]string{"error": aerr.msg}
+		body, rs = map[string]string{"error": aerr.msg}, nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(body); err != nil {
-		aerr = &apiError{status: http.StatusInternalServerError}
+		aerr, rs = &apiError{status: http.StatusInternalServerError}, nil
 		buf.Reset()
 		fmt.Fprintf(&buf, "{\"error\": %q}\n", "could not encode response: "+err.Error())
 	}
@@ -56,20 +76,34 @@ func writeAPI(rw http.ResponseWriter, body any, aerr *apiError) {
 	if aerr != nil {
 		rw.WriteHeader(aerr.status)
 	}
-	_, _ = rw.Write(buf.Bytes())
+	if rs == nil || len(rs.srcs) == 0 {
+		_, _ = rw.Write(buf.Bytes())
+		return
+	}
+	out := newStallWriter(rw, lim)
+	if err := rs.write(out, buf.Bytes()); err != nil {
+		// The status is sent: cut the response, so that the client
+		// sees a broken one rather than a complete-looking document.
+		panic(http.ErrAbortHandler)
+	}
+	if out.Flush() != nil {
+		panic(http.ErrAbortHandler)
+	}
 }
 
-// serveAPI parses the query and calls f.
-func (w *Windows) serveAPI(r *http.Request, f func(apiRequest) (any, *apiError)) (any, *apiError) {
+// parseAPI parses the query.
+func parseAPI(r *http.Request) (apiRequest, *apiError) {
 	ar := apiRequest{req: r}
 	if v := r.URL.Query().Get("records"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("records=%q: want true or false", v)}
+			return ar, &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("records=%q: want true or false", v)}
 		}
-		ar.records = b
+		if b {
+			ar.records = newRecordStreams()
+		}
 	}
-	return f(ar)
+	return ar, nil
 }
 
 // listTargets serves GET /api/v1/targets.
@@ -80,6 +114,7 @@ func (w *Windows) listTargets(r apiRequest) (any, *apiError) {
 		t := apiTarget{Name: wt.store.Target(), Windows: []apiWindow{}}
 		if st, ok := states[t.Name]; ok {
 			t.Model, t.API, t.Stream, t.State = st.Target.Model, st.Target.API, st.Target.Stream, string(st.State)
+			t.Probes = newAPIProbes(st.Probes)
 		}
 		if start, ok := wt.store.MeasureStart(); ok {
 			t.MeasureStart = timeJSON(start)

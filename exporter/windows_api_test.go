@@ -25,6 +25,8 @@ type (
 		Mean        *float64               `json:"mean"`
 		MeanCI      *jsonInterval          `json:"mean_ci"`
 		Median      *float64               `json:"median"`
+		Variance    *float64               `json:"variance"`
+		StdDev      *float64               `json:"std_dev"`
 		Min         *float64               `json:"min"`
 		Max         *float64               `json:"max"`
 		Percentiles map[string]jsonPercent `json:"percentiles"`
@@ -43,6 +45,9 @@ type (
 		Seq              uint64              `json:"seq"`
 		Outcome          string              `json:"outcome"`
 		ErrorType        *string             `json:"error_type"`
+		ErrorCode        json.RawMessage     `json:"error_code"`
+		Inconsistent     bool                `json:"usage_inconsistent"`
+		Clamped          bool                `json:"tokens_clamped"`
 		Weight           float64             `json:"weight"`
 		TargetedStart    *time.Time          `json:"targeted_start"`
 		RequestStart     *time.Time          `json:"request_start"`
@@ -100,12 +105,15 @@ func apiFixture(t *testing.T) (string, *http.Client) {
 	clk := fakeAt(t0)
 	st := newWindowStore(t, clk, "alpha", window.Settings{Windows: []time.Duration{time.Minute, 5 * time.Minute}, Confidence: 0.95})
 	errored := &probe.Record{Target: "alpha", Seq: 3, Stream: true, RequestStart: at(80000), End: at(80500),
-		PromptTokens: 20, PromptTokensFrom: probe.TokensFromWorkload, Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx, HTTPStatus: 503}
+		PromptTokens: 20, PromptTokensFrom: probe.TokensFromWorkload, Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx, HTTPStatus: 503,
+		ErrorCode: probe.ErrorCode{Text: "overloaded", Kind: probe.CodeString}}
 	incomplete := streamed("alpha", 4, -1, 90000, 90200, 90800, 95000, 15, 3)
 	incomplete.Outcome, incomplete.ErrorType, incomplete.OutputTokensFrom = probe.Incomplete, probe.ErrorCanceled, probe.TokensCounted
+	flagged := streamed("alpha", 1, 58000, 58000, 59500, 61000, 61500, 12, 10)
+	flagged.UsageInconsistent, flagged.TokensClamped = true, true
 	for _, r := range []*probe.Record{
 		streamed("alpha", 0, 30000, 30000, 30100, 39000, 40000, 10, 9),
-		streamed("alpha", 1, 58000, 58000, 59500, 61000, 61500, 12, 10),
+		flagged,
 		streamed("alpha", 2, 70000, 70050, 70300, 71000, 71100, 20, 8),
 		errored, incomplete,
 		streamed("alpha", 5, 99900, 100000, 100100, 100400, 100500, 30, 5),
@@ -258,8 +266,9 @@ func recomputeSummaries(t *testing.T, w *jsonWindow, recs []jsonRecord) {
 }
 
 // checkSummary compares a summary with values vs of weights ws: count
-// (Σw), weighted mean, min, max, and each percentile as the smallest value
-// whose cumulative weight reaches q·Σw (rank ⌈q·n⌉ for unit weights).
+// (Σw), weighted mean, population variance Σw·(v − mean)²/Σw and its
+// square root, min, max, and each percentile as the smallest value whose
+// cumulative weight reaches q·Σw (rank ⌈q·n⌉ for unit weights).
 func checkSummary(t *testing.T, what string, got *jsonSummary, vs []float64, ws []int) {
 	t.Helper()
 	if got == nil {
@@ -284,8 +293,13 @@ func checkSummary(t *testing.T, what string, got *jsonSummary, vs []float64, ws 
 		}
 		return
 	}
-	want := map[string]float64{"mean": sum / float64(total), "min": vs[idx[0]], "max": vs[idx[len(idx)-1]]}
-	for k, p := range map[string]*float64{"mean": got.Mean, "min": got.Min, "max": got.Max} {
+	mean, sq := sum/float64(total), 0.0
+	for i, v := range vs {
+		sq += float64(ws[i]) * (v - mean) * (v - mean)
+	}
+	want := map[string]float64{"mean": mean, "min": vs[idx[0]], "max": vs[idx[len(idx)-1]],
+		"variance": sq / float64(total), "std_dev": math.Sqrt(sq / float64(total))}
+	for k, p := range map[string]*float64{"mean": got.Mean, "min": got.Min, "max": got.Max, "variance": got.Variance, "std_dev": got.StdDev} {
 		if p == nil || !near(*p, want[k]) {
 			t.Errorf("%s: %s %v, want %v", what, k, p, want[k])
 		}
@@ -521,5 +535,59 @@ func TestWindowAPIApproximate(t *testing.T) {
 	}
 	if len(got.Records.Requests) != 1 || weight != 10 {
 		t.Errorf("%d records weighing %v, want 1 standing for 10", len(got.Records.Requests), weight)
+	}
+}
+
+// TestWindowAPIRecordFields: each record carries the server's error code
+// (null without one) and the usage flags.
+func TestWindowAPIRecordFields(t *testing.T) {
+	base, c := apiFixture(t)
+	var w jsonWindow
+	if code := getJSON(t, c, base+"/api/v1/targets/alpha/windows/1m?records=true", &w); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	for _, r := range w.Records.Requests {
+		wantCode := "null"
+		if r.Seq == 3 {
+			wantCode = `"overloaded"`
+		}
+		if string(r.ErrorCode) != wantCode || r.Inconsistent != (r.Seq == 1) || r.Clamped != (r.Seq == 1) {
+			t.Errorf("record %d: code %s, inconsistent %v, clamped %v", r.Seq, r.ErrorCode, r.Inconsistent, r.Clamped)
+		}
+	}
+}
+
+// TestWindowAPIErrorCodeTypes: the API keeps an error code's JSON type: the
+// number 400 and the string "400" differ, and another value (an object,
+// true) is a string of its JSON text, never null.
+func TestWindowAPIErrorCodeTypes(t *testing.T) {
+	m, o := newTestMetrics(t, alpha)
+	o.State("alpha", probe.StateReady, 0)
+	clk := fakeAt(t0)
+	st := newWindowStore(t, clk, "alpha", window.Settings{Windows: []time.Duration{time.Minute}})
+	codes := []probe.ErrorCode{{Text: "400", Kind: probe.CodeNumber}, {Text: "400", Kind: probe.CodeString},
+		{Text: `{"x":1}`, Kind: probe.CodeOther}, {Text: "true", Kind: probe.CodeOther}, {Text: "1.5e3", Kind: probe.CodeNumber}}
+	for i, code := range codes {
+		st.Started("alpha")
+		st.Finished(&probe.Record{Target: "alpha", Seq: uint64(i), Stream: true, RequestStart: at(1000 * (i + 1)), End: at(1000*(i+1) + 500),
+			Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200, ErrorCode: code})
+	}
+	clk.Set(at(10000))
+	w := newTestWindows(t, m, o, st)
+	s := NewServer(ServerOptions{Metrics: m, Observer: o, Windows: w})
+	w.Register(s)
+	base, c := startServer(t, s)
+	var got jsonWindow
+	if code := getJSON(t, c, base+"/api/v1/targets/alpha/windows/1m?records=true", &got); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	want := []string{`400`, `"400"`, `"{\"x\":1}"`, `"true"`, `1.5e3`}
+	if len(got.Records.Requests) != len(want) {
+		t.Fatalf("%d records, want %d", len(got.Records.Requests), len(want))
+	}
+	for _, r := range got.Records.Requests {
+		if string(r.ErrorCode) != want[r.Seq] {
+			t.Errorf("record %d: error_code %s, want %s", r.Seq, r.ErrorCode, want[r.Seq])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -63,10 +64,35 @@ const (
 	labelPercentile = "percentile"
 )
 
-// gaugeLevels are the percentiles exported as gauges (the JSON API has
-// every level): few enough that 10 targets with 4 windows stay well inside
-// the SDK's 2000 series per instrument.
-var gaugeLevels = []stats.Level{stats.P50, stats.P90, stats.P95, stats.P99, stats.P999}
+// WindowGauges selects the window gauges exported (the JSON API and the
+// landing page have every figure). llmprober_window_length_seconds and
+// llmprober_window_approximate are always exported.
+type WindowGauges struct {
+	// Percentiles exports llmprober_window_percentile_seconds at Levels.
+	Percentiles bool
+	// Means exports llmprober_window_mean_seconds.
+	Means bool
+	// Tokens exports llmprober_window_tokens_percentile (at Levels) and
+	// llmprober_window_tokens_mean.
+	Tokens bool
+	// Rates exports the counts and rates by status and the concurrency.
+	Rates bool
+	// SLO exports the evaluated requests, attainment and goodput of every
+	// objective set.
+	SLO bool
+	// Intervals exports the confidence-interval bounds of the percentiles,
+	// means and attainment exported.
+	Intervals bool
+	// Levels are the percentile levels exported, in order.
+	Levels []stats.Level
+}
+
+// AllWindowGauges exports every family at p50, p90, p95, p99 and p99.9:
+// what Options.WindowGauges nil means.
+func AllWindowGauges() WindowGauges {
+	return WindowGauges{Percentiles: true, Means: true, Tokens: true, Rates: true, SLO: true, Intervals: true,
+		Levels: []stats.Level{stats.P50, stats.P90, stats.P95, stats.P99, stats.P999}}
+}
 
 // secondsMetrics and tokenMetrics are the metrics exported as gauges.
 var (
@@ -78,6 +104,35 @@ var (
 // windowStatuses are the statuses of the per-status gauges ("all" is their
 // sum and is left out so that sum() over status does not double count).
 var windowStatuses = []stats.Status{stats.StatusSuccessful, stats.StatusErrored, stats.StatusIncomplete}
+
+// windowMetrics returns the duration metrics target t can have: TTFT,
+// TTFOT and ITL when streamed, dispatch delay and scheduled latency with an
+// arrival schedule, the round-trip metrics for realtime targets; every one
+// when t is nil (a target the exporter was not told about).
+func windowMetrics(t *Target) []window.Metric {
+	if t == nil {
+		return secondsMetrics
+	}
+	var out []window.Metric
+	for _, m := range secondsMetrics {
+		switch m {
+		case window.TTFT, window.TTFOT, window.ITL:
+			if !t.Stream {
+				continue
+			}
+		case window.DispatchDelay, window.ScheduledLatency:
+			if t.ClosedLoop {
+				continue
+			}
+		case window.TimeToLastRoundTrip, window.AverageRTT:
+			if !t.realtime() {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
 
 // distribution are the six gauges of one family of summaries.
 type distribution struct {
@@ -150,7 +205,12 @@ type windowAttrs struct {
 	length time.Duration
 	base   metric.ObserveOption
 	status map[stats.Status]metric.ObserveOption
-	// metricOpt and percentileOpt are by metric, and by metric and level.
+	// seconds are the duration metrics exported for the target.
+	seconds []window.Metric
+	// levels are the percentile levels exported.
+	levels []stats.Level
+	// metricOpt and percentileOpt are by metric, and by metric and level
+	// (in the order of levels).
 	metricOpt     map[window.Metric]metric.ObserveOption
 	percentileOpt map[window.Metric][]metric.ObserveOption
 	// objectiveOpt are by objective set, in the store's order.
@@ -158,24 +218,25 @@ type windowAttrs struct {
 }
 
 // newWindowAttrs precomputes every attribute set of target's window, whose
-// objective sets are named objectives.
-func newWindowAttrs(target string, length time.Duration, objectives []string) *windowAttrs {
+// duration metrics are seconds, percentile levels levels and objective
+// sets named objectives.
+func newWindowAttrs(target string, length time.Duration, seconds []window.Metric, levels []stats.Level, objectives []string) *windowAttrs {
 	tk, wk := attribute.String(labelTarget, target), attribute.String(labelWindow, window.Name(length))
 	set := func(kv ...attribute.KeyValue) metric.ObserveOption {
 		return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{tk, wk}, kv...)...))
 	}
 	a := &windowAttrs{
-		length: length, base: set(), status: map[stats.Status]metric.ObserveOption{},
+		length: length, base: set(), status: map[stats.Status]metric.ObserveOption{}, seconds: seconds, levels: levels,
 		metricOpt: map[window.Metric]metric.ObserveOption{}, percentileOpt: map[window.Metric][]metric.ObserveOption{},
 	}
 	for _, st := range windowStatuses {
 		a.status[st] = set(attribute.String(labelStatus, st.String()))
 	}
 	a.objectiveOpt = windowObjectiveAttrs([]attribute.KeyValue{tk, wk}, objectives)
-	for _, m := range append(secondsMetrics, tokenMetrics...) {
+	for _, m := range append(slices.Clone(seconds), tokenMetrics...) {
 		mk := attribute.String(labelMetric, m.String())
 		a.metricOpt[m] = set(mk)
-		for _, l := range gaugeLevels {
+		for _, l := range levels {
 			a.percentileOpt[m] = append(a.percentileOpt[m], set(mk, attribute.String(labelPercentile, l.Key())))
 		}
 	}
@@ -194,53 +255,71 @@ func (w *Windows) observe(_ context.Context, o metric.Observer) error {
 	return nil
 }
 
-// observeWindow reports one snapshot; absent figures, and every figure
-// before the measure start, are not observed.
+// observeWindow reports one snapshot's selected gauges; absent figures,
+// and every figure before the measure start, are not observed.
 func (w *Windows) observeWindow(o metric.Observer, a *windowAttrs, snap *window.Snapshot) {
 	if !snap.Measuring {
 		return
 	}
-	in := w.inst
+	in, g := w.inst, &w.gauges
 	o.ObserveFloat64(in.length, snap.Length().Seconds(), a.base)
 	approximate := int64(0)
 	if snap.Approximate {
 		approximate = 1
 	}
 	o.ObserveInt64(in.approximate, approximate, a.base)
+	if g.Rates {
+		observeRates(o, in, a, snap)
+	}
+	for _, m := range a.seconds {
+		observeSummary(o, &in.seconds, g, a, m, snap.Summary(m).Successful)
+	}
+	if g.Tokens {
+		tokens := *g
+		tokens.Percentiles, tokens.Means = true, true
+		for _, m := range tokenMetrics {
+			observeSummary(o, &in.tokens, &tokens, a, m, snap.Summary(m).Successful)
+		}
+	}
+	if g.SLO {
+		observeSLO(o, &in.slo, g.Intervals, a.objectiveOpt, snap)
+	}
+}
+
+// observeRates reports the counts and rates by status and the concurrency.
+func observeRates(o metric.Observer, in *windowInstruments, a *windowAttrs, snap *window.Snapshot) {
 	observeFloat(o, in.concurrency, snap.Concurrency, a.base)
 	for _, st := range windowStatuses {
 		opt := a.status[st]
-		reqs := snap.Requests
-		o.ObserveInt64(in.finished, *reqs.Of(st), opt)
+		o.ObserveInt64(in.finished, *snap.Requests.Of(st), opt)
 		observeFloat(o, in.requestRate, *snap.RequestRate.Of(st), opt)
 		observeFloat(o, in.outputRate, *snap.OutputTokenRate.Of(st), opt)
 		observeFloat(o, in.totalRate, *snap.TotalTokenRate.Of(st), opt)
 	}
-	for _, m := range secondsMetrics {
-		observeSummary(o, &in.seconds, a, m, snap.Summary(m).Successful)
-	}
-	for _, m := range tokenMetrics {
-		observeSummary(o, &in.tokens, a, m, snap.Summary(m).Successful)
-	}
-	observeSLO(o, &in.slo, a.objectiveOpt, snap)
 }
 
-// observeSummary reports a summary's mean, percentiles and intervals.
-func observeSummary(o metric.Observer, d *distribution, a *windowAttrs, m window.Metric, s window.Summary) {
+// observeSummary reports a summary's mean and percentiles as g selects
+// them, with their intervals when g.Intervals.
+func observeSummary(o metric.Observer, d *distribution, g *WindowGauges, a *windowAttrs, m window.Metric, s window.Summary) {
 	opt := a.metricOpt[m]
-	observeFloat(o, d.mean, s.Mean, opt)
-	if s.MeanCI != nil {
-		o.ObserveFloat64(d.meanLo, s.MeanCI.Lo, opt)
-		o.ObserveFloat64(d.meanHi, s.MeanCI.Hi, opt)
+	if g.Means {
+		observeFloat(o, d.mean, s.Mean, opt)
+		if s.MeanCI != nil && g.Intervals {
+			o.ObserveFloat64(d.meanLo, s.MeanCI.Lo, opt)
+			o.ObserveFloat64(d.meanHi, s.MeanCI.Hi, opt)
+		}
 	}
-	for i, l := range gaugeLevels {
+	if !g.Percentiles {
+		return
+	}
+	for i, l := range a.levels {
 		for _, p := range s.Percentiles {
 			if p.Level != l {
 				continue
 			}
 			qopt := a.percentileOpt[m][i]
 			observeFloat(o, d.percentile, p.Value, qopt)
-			if p.CI != nil {
+			if p.CI != nil && g.Intervals {
 				o.ObserveFloat64(d.percentileLo, p.CI.Lo, qopt)
 				o.ObserveFloat64(d.percentileHi, p.CI.Hi, qopt)
 			}

@@ -29,6 +29,7 @@ type apiTarget struct {
 	Stream       bool        `json:"stream"`
 	State        string      `json:"state"`
 	MeasureStart *string     `json:"measure_start"`
+	Probes       *apiProbes  `json:"probes"`
 	Windows      []apiWindow `json:"windows"`
 }
 
@@ -51,9 +52,10 @@ type apiWindow struct {
 	OutputTokensPerSecond apiStatuses[*float64] `json:"output_tokens_per_second"`
 	TotalTokensPerSecond  apiStatuses[*float64] `json:"total_tokens_per_second"`
 	Concurrency           *float64              `json:"concurrency"`
+	Probes                *apiProbes            `json:"probes"`
 	Summaries             orderedObject         `json:"summaries"`
 	Objectives            orderedObject         `json:"objectives"`
-	Records               *apiRecords           `json:"records,omitempty"`
+	Records               *recordsRef           `json:"records,omitempty"`
 }
 
 // apiObjective is one objective set's attainment and goodput in a window;
@@ -115,34 +117,30 @@ type apiInterval struct {
 	Upper float64 `json:"upper"`
 }
 
-// apiRecords are the records a window used.
-type apiRecords struct {
-	Sampled  bool        `json:"sampled"`
-	Requests []apiRecord `json:"requests"`
-	Running  []string    `json:"running"`
-}
-
 // apiRecord is one request with every instant and derived quantity.
 type apiRecord struct {
-	Seq                 uint64        `json:"seq"`
-	Outcome             string        `json:"outcome"`
-	ErrorType           *string       `json:"error_type"`
-	HTTPStatus          *int          `json:"http_status"`
-	Stream              bool          `json:"stream"`
-	Weight              float64       `json:"weight"`
-	TargetedStart       *string       `json:"targeted_start"`
-	RequestStart        *string       `json:"request_start"`
-	FirstToken          *string       `json:"first_token"`
-	FirstOutputToken    *string       `json:"first_output_token"`
-	LastToken           *string       `json:"last_token"`
-	End                 *string       `json:"end"`
-	PromptTokens        *int          `json:"prompt_tokens"`
-	PromptTokensFrom    *string       `json:"prompt_tokens_from"`
-	OutputTokens        *int          `json:"output_tokens"`
-	OutputTokensFrom    *string       `json:"output_tokens_from"`
-	StreamingIterations *int          `json:"streaming_iterations"`
-	Values              orderedObject `json:"values"`
-	Included            []string      `json:"included"`
+	Seq                 uint64          `json:"seq"`
+	Outcome             string          `json:"outcome"`
+	ErrorType           *string         `json:"error_type"`
+	ErrorCode           probe.ErrorCode `json:"error_code"` // null when none
+	HTTPStatus          *int            `json:"http_status"`
+	Stream              bool            `json:"stream"`
+	Weight              float64         `json:"weight"`
+	TargetedStart       *string         `json:"targeted_start"`
+	RequestStart        *string         `json:"request_start"`
+	FirstToken          *string         `json:"first_token"`
+	FirstOutputToken    *string         `json:"first_output_token"`
+	LastToken           *string         `json:"last_token"`
+	End                 *string         `json:"end"`
+	PromptTokens        *int            `json:"prompt_tokens"`
+	PromptTokensFrom    *string         `json:"prompt_tokens_from"`
+	OutputTokens        *int            `json:"output_tokens"`
+	OutputTokensFrom    *string         `json:"output_tokens_from"`
+	UsageInconsistent   bool            `json:"usage_inconsistent"`
+	TokensClamped       bool            `json:"tokens_clamped"`
+	StreamingIterations *int            `json:"streaming_iterations"`
+	Values              orderedObject   `json:"values"`
+	Included            []string        `json:"included"`
 }
 
 // orderedObject is a JSON object whose keys keep their order.
@@ -204,12 +202,13 @@ func confidenceJSON(c float64) *float64 {
 }
 
 // newAPIWindow converts a snapshot: with allStatuses the summaries of every
-// status, else of successful requests only; with records the records;
-// without roundTrips (a target that is not a realtime WebSocket one) the
+// status, else of successful requests only; with rs not nil a reference to
+// the records, which rs streams when the document is written; without
+// roundTrips (a target that is not a realtime WebSocket one) the
 // round-trip metrics are left out of the summaries and the records.
 // Before the measure start the bounds, length, counts and token totals are
 // null; in_flight counts the requests running (during the warmup too).
-func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) apiWindow {
+func newAPIWindow(s *window.Snapshot, allStatuses bool, rs *recordStreams, roundTrips bool) apiWindow {
 	out := apiWindow{
 		Target: s.Target, Window: s.Name(), WindowSeconds: s.Window.Seconds(),
 		Measuring: s.Measuring, Approximate: s.Approximate, Confidence: confidenceJSON(s.Confidence),
@@ -218,6 +217,7 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) api
 		OutputTokensPerSecond: finiteStatuses(s.OutputTokenRate),
 		TotalTokensPerSecond:  finiteStatuses(s.TotalTokenRate),
 		Concurrency:           finite(s.Concurrency),
+		Probes:                newAPIWindowProbes(s),
 	}
 	if s.Measuring {
 		length := s.Length().Seconds()
@@ -235,8 +235,8 @@ func newAPIWindow(s *window.Snapshot, allStatuses, records, roundTrips bool) api
 		out.Summaries = append(out.Summaries, keyValue{m.String(), ss})
 	}
 	out.Objectives = newAPIObjectives(s)
-	if records {
-		out.Records = newAPIRecords(s, roundTrips)
+	if rs != nil {
+		out.Records = rs.add(s, roundTrips)
 	}
 	return out
 }
@@ -299,18 +299,6 @@ func intervalJSON(iv *stats.Interval) *apiInterval {
 	return &apiInterval{Lower: iv.Lo, Upper: iv.Hi}
 }
 
-// newAPIRecords converts the records a snapshot used.
-func newAPIRecords(s *window.Snapshot, roundTrips bool) *apiRecords {
-	out := &apiRecords{Sampled: s.Approximate, Requests: []apiRecord{}, Running: []string{}}
-	for _, r := range s.Records() {
-		out.Requests = append(out.Requests, newAPIRecord(&r, roundTrips))
-	}
-	for _, t := range s.Running() {
-		out.Running = append(out.Running, *timeJSON(t))
-	}
-	return out
-}
-
 // newAPIRecord converts one record.
 func newAPIRecord(r *window.Record, roundTrips bool) apiRecord {
 	q := &r.Request
@@ -325,9 +313,11 @@ func newAPIRecord(r *window.Record, roundTrips bool) apiRecord {
 		e := string(q.ErrorType)
 		out.ErrorType = &e
 	}
+	out.ErrorCode = q.ErrorCode
 	if q.HTTPStatus != 0 {
 		out.HTTPStatus = &q.HTTPStatus
 	}
+	out.UsageInconsistent, out.TokensClamped = q.UsageInconsistent, q.TokensClamped
 	out.PromptTokens, out.PromptTokensFrom = tokenJSON(q.PromptTokens, q.PromptTokensFrom)
 	out.OutputTokens, out.OutputTokensFrom = tokenJSON(q.OutputTokens, q.OutputTokensFrom)
 	if q.Stream {

@@ -20,8 +20,8 @@ var _ = template.Must(landingTemplate.New("windows").Parse(`{{if .}}<h2>Rolling 
 <p>{{.Legend}}</p>
 {{range .Targets}}<h3>{{.Name}}</h3>
 <table border="1">
-<tr><th>Window</th><th>Requests (ok/errored/incomplete)</th><th>Requests/s</th><th>Output tokens/s</th><th>Concurrency</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.Window}}</td><td>{{.Requests}}</td><td>{{.Rate}}</td><td>{{.TokenRate}}</td><td>{{.Concurrency}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+<tr><th>Window</th><th>Probes (due/sent/dropped)</th><th>Requests (ok/errored/incomplete)</th><th>Requests/s</th><th>Output tokens/s</th><th>Concurrency</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{.Window}}</td><td>{{.Probes}}</td><td>{{.Requests}}</td><td>{{.Rate}}</td><td>{{.TokenRate}}</td><td>{{.Concurrency}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}{{end}}`))
 
@@ -69,8 +69,8 @@ type landingWindowTarget struct {
 
 // landingWindowRow is one window's row, every value formatted.
 type landingWindowRow struct {
-	Window, Requests, Rate, TokenRate, Concurrency string
-	Cells                                          []string
+	Window, Probes, Requests, Rate, TokenRate, Concurrency string
+	Cells                                                  []string
 }
 
 // landing returns the window tables, or nil without targets.
@@ -119,9 +119,10 @@ func newLandingWindowRow(s *window.Snapshot, cols []landingColumn) landingWindow
 		TokenRate:   rateText(s.OutputTokenRate.Successful),
 		Concurrency: numberText(s.Concurrency, 2),
 	}
+	row.Probes = fmt.Sprintf("%d / %d / %d", s.Probes.Scheduled, s.Probes.Sent, sum(s.Probes.Dropped))
 	if !s.Measuring {
 		row.Window += " (not measuring yet)"
-		row.Requests = absent
+		row.Requests, row.Probes = absent, absent
 	} else if s.Approximate {
 		row.Window += " ≈ (from " + s.Start.UTC().Format("15:04:05") + ")"
 	}
@@ -137,6 +138,15 @@ func newLandingWindowRow(s *window.Snapshot, cols []landingColumn) landingWindow
 		row.Cells = append(row.Cells, attainmentText(a))
 	}
 	return row
+}
+
+// sum adds ns.
+func sum(ns []int64) int64 {
+	var t int64
+	for _, n := range ns {
+		t += n
+	}
+	return t
 }
 
 // attainmentText is "attainment 80.0% [49.0, 94.3] of 99%, goodput

@@ -68,8 +68,9 @@ func windowObjectiveAttrs(base []attribute.KeyValue, names []string) []metric.Ob
 	return out
 }
 
-// observeSLO reports the snapshot's attainment and goodput per objective set.
-func observeSLO(o metric.Observer, in *windowSLOInstruments, opts []metric.ObserveOption, snap *window.Snapshot) {
+// observeSLO reports the snapshot's attainment and goodput per objective
+// set, with the attainment's interval when intervals.
+func observeSLO(o metric.Observer, in *windowSLOInstruments, intervals bool, opts []metric.ObserveOption, snap *window.Snapshot) {
 	for i, a := range snap.Objectives {
 		if i >= len(opts) {
 			return
@@ -77,7 +78,7 @@ func observeSLO(o metric.Observer, in *windowSLOInstruments, opts []metric.Obser
 		opt := opts[i]
 		o.ObserveInt64(in.evaluated, a.Evaluated, opt)
 		observeFloat(o, in.attainment, a.Ratio, opt)
-		if a.CI != nil {
+		if a.CI != nil && intervals {
 			o.ObserveFloat64(in.attainmentLo, a.CI.Lo, opt)
 			o.ObserveFloat64(in.attainmentHi, a.CI.Hi, opt)
 		}

@@ -147,6 +147,24 @@ func TestClosedErrorBackoffZeroSendsAtOnce(t *testing.T) {
 	}
 }
 
+// A request the prober could not carry out (out of file descriptors, say)
+// pauses its stream like an error, though it is not the target's: an
+// exhausted prober is not driven in a tight loop either.
+func TestClosedBacksOffAfterProberFailure(t *testing.T) {
+	s := NewSynchronous()
+	s.SetErrorBackoff(2 * time.Second)
+	s.Issue(0, s.Next(0))
+	s.Completed(0, &Record{Outcome: Incomplete, ErrorType: ErrorProber}, time.Second)
+	if d := s.Next(1); d != (Decision{Kind: Due, At: 3 * time.Second}) {
+		t.Errorf("after a prober failure: %+v, want due at 3s", d)
+	}
+	s.Issue(1, s.Next(1))
+	s.Completed(1, &Record{Outcome: Incomplete, ErrorType: ErrorCanceled}, 4*time.Second)
+	if d := s.Next(2); d != (Decision{Kind: Due, At: 4 * time.Second}) {
+		t.Errorf("after a cancellation: %+v, want due at 4s", d)
+	}
+}
+
 func TestClosedPicksEarliestFreeStream(t *testing.T) {
 	// Stream 0 errs at 1 s (free at 1 s + 2 s backoff = 3 s); stream 1 ends
 	// well at 1.5 s: stream 1 goes first although stream 0 was freed first.

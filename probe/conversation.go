@@ -71,6 +71,7 @@ type Conversations struct {
 
 	mu      sync.Mutex
 	rng     *rand.Rand
+	nonce   nonce                 // mixed into every prompt's prefix
 	count   uint64                // conversations begun so far
 	streams map[int]*conversation // the open conversation of each stream
 }
@@ -122,7 +123,7 @@ func NewConversations(cfg ConversationConfig) (*Conversations, error) {
 	if cfg.Output == nil {
 		cfg.Output = cfg.FirstOutput
 	}
-	return &Conversations{cfg: cfg, rng: newRand(cfg.Seed), streams: map[int]*conversation{}}, nil
+	return &Conversations{cfg: cfg, rng: newRand(cfg.Seed), nonce: newNonce(), streams: map[int]*conversation{}}, nil
 }
 
 // Turn implements Workload: the next turn of stream's conversation, or the
@@ -141,7 +142,7 @@ func (c *Conversations) Turn(n uint64, stream int) Turn {
 	}
 	prev := conv.last
 	cur := sent{output: max(output(conv.draw), 1)}
-	cur.user = promptText(conv.draw, max(prompt(conv.draw), prefixWords+1))
+	cur.user = promptText(conv.draw, c.nonce, max(prompt(conv.draw), prefixWords+1))
 	conv.last = cur
 	conv.next++
 	last := conv.next == c.cfg.Turns

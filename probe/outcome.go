@@ -4,7 +4,9 @@ package probe
 //
 // Precedence, applied once when a request ends (first match wins):
 //  1. incomplete: the request was cancelled by the prober itself (shutdown,
-//     reload, target removal or a run's duration limit) before it finished;
+//     reload, target removal or a run's duration limit) before it finished,
+//     or the prober could not carry it out for want of a resource of its
+//     own (ErrorProber): neither says anything about the target;
 //  2. errored: anything went wrong (HTTP status ≥ 400, transport failure,
 //     request timeout, an error event in the stream, a malformed or truncated
 //     stream, a response that cannot be decoded);
@@ -49,9 +51,25 @@ const (
 	ErrorProtocol ErrorType = "protocol"
 	// ErrorCanceled: the prober cancelled the request (only with outcome incomplete).
 	ErrorCanceled ErrorType = "canceled"
+	// ErrorProber: the prober itself ran out of a local resource (file
+	// descriptors, memory, buffer space, local ports) and could not carry
+	// the request out; only with outcome incomplete, so that the target is
+	// not charged for the prober's exhaustion.
+	ErrorProber ErrorType = "prober"
 )
 
 // ErrorTypes lists every error type of an errored request, in a fixed order.
 var ErrorTypes = []ErrorType{
 	ErrorTimeout, ErrorConnection, ErrorHTTP429, ErrorHTTP4xx, ErrorHTTP5xx, ErrorStream, ErrorProtocol,
 }
+
+// IncompleteErrorTypes lists every error type of an incomplete request, in
+// a fixed order.
+var IncompleteErrorTypes = []ErrorType{ErrorCanceled, ErrorProber}
+
+// Failed reports whether a request of outcome o and error type e failed,
+// whoever's fault it was: it errored, or the prober could not carry it out
+// (ErrorProber). A closed-loop stream pauses after such a request, so that
+// neither a failing target nor an exhausted prober is driven in a tight
+// loop.
+func Failed(o Outcome, e ErrorType) bool { return o == Errored || e == ErrorProber }

@@ -42,12 +42,14 @@ type Record struct {
 
 	// HTTP holds connection-phase instants from net/http/httptrace.
 	HTTP HTTPTrace
-	// ChunkTimes are the arrival times of every stream data event (role, token,
-	// finish and usage chunks; not comments, keep-alives or [DONE]).
-	ChunkTimes []time.Time
-	// Sent and Received are WebSocket packet send times and token receive times;
-	// nil for HTTP requests.
-	Sent, Received []time.Time
+	// ChunkGaps summarizes the arrival times of every stream data event
+	// (role, token, finish and usage chunks; not comments, heartbeats,
+	// keep-alives or [DONE]) and the gaps between them, in constant memory;
+	// nil when no chunk arrived.
+	ChunkGaps *Gaps
+	// Sent and Received summarize the WebSocket packet send times and token
+	// receive times; empty for HTTP requests.
+	Sent, Received Instants
 
 	// PromptTokens is the number of input tokens; PromptTokensFrom says where it came from.
 	PromptTokens     int
@@ -59,6 +61,24 @@ type Record struct {
 	RequestedOutputTokens int
 	// Iterations is the streaming iteration count: the number of token events.
 	Iterations int
+	// OutputSeen reports that the response carried output: a token event in
+	// a stream, or in a whole response a choice with non-empty content,
+	// reasoning or a tool call. A successful response without it is an empty
+	// reply, which conforms to no objective set.
+	OutputSeen bool
+	// UsageInconsistent reports that the server's usage report could not be
+	// taken as it was: it claimed fewer output tokens than the response
+	// showed, output tokens when none was seen, or more than the request's
+	// max tokens or MaxTokens (then the token events are counted instead,
+	// or for a whole response the count is unknown), no prompt tokens for a
+	// prompt that was sent, or more than MaxTokens (then the workload's
+	// count is taken), a count that went down from one report to the next
+	// (the last is taken), or a count that is negative, fractional or not a
+	// number (ignored).
+	UsageInconsistent bool
+	// TokensClamped reports that a token count of the server's was larger
+	// than MaxTokens, so it was not taken (UsageInconsistent too).
+	TokensClamped bool
 
 	// Outcome is the request's final status.
 	Outcome Outcome
@@ -66,6 +86,11 @@ type Record struct {
 	ErrorType ErrorType
 	// Error is a short human-readable reason, with credentials redacted; never a label.
 	Error string
+	// ErrorCode is the code the server gave with its error (the "code" of
+	// an error event or an error body, such as 500 or "invalid_audio"),
+	// with its JSON type, bounded and redacted like Error; the zero
+	// ErrorCode when it gave none. Never a label.
+	ErrorCode ErrorCode
 	// HTTPStatus is the response status code, 0 when no response arrived.
 	HTTPStatus int
 }
@@ -121,6 +146,11 @@ func (r *Record) Latency() (time.Duration, bool) {
 	return span(r.RequestStart, r.End)
 }
 
+// HasOutput reports whether the response carried any output: a token
+// event (Iterations > 0) or OutputSeen. A successful response without
+// output is an empty reply.
+func (r *Record) HasOutput() bool { return r.Iterations > 0 || r.OutputSeen }
+
 // Duration is End − RequestStart for any request that was sent, whatever its
 // outcome (the GenAI operation duration, which is recorded for failures too).
 func (r *Record) Duration() (time.Duration, bool) { return span(r.RequestStart, r.End) }
@@ -137,7 +167,8 @@ func (r *Record) TTFOT() (time.Duration, bool) { return span(r.RequestStart, r.F
 func (r *Record) TimeToFirstChunk() (time.Duration, bool) { return span(r.RequestStart, r.FirstChunk) }
 
 // ITL is (LastToken − FirstToken) / (OutputTokens − 1); undefined when fewer
-// than 2 output tokens or the request was not streamed.
+// than 2 output tokens or no token event (whatever the usage report says),
+// or the request was not streamed.
 // Definition: metrics reference, Inter-Token Latency.
 func (r *Record) ITL() (time.Duration, bool) {
 	d, ok := span(r.FirstToken, r.LastToken)
@@ -148,12 +179,17 @@ func (r *Record) ITL() (time.Duration, bool) {
 }
 
 // TPOT is (LastToken − RequestStart) / OutputTokens; undefined when no output
-// token. For a non-streamed response LastToken is End.
+// token, or no output was seen whatever the usage report says (HasOutput;
+// in a stream, no LastToken). For a non-streamed response with output
+// LastToken is End.
 // Definition: metrics reference, Time Per Output Token.
 func (r *Record) TPOT() (time.Duration, bool) {
 	last := r.LastToken
 	if !r.Stream {
-		last = r.End
+		last = time.Time{}
+		if r.HasOutput() {
+			last = r.End
+		}
 	}
 	d, ok := span(r.RequestStart, last)
 	if !ok || r.OutputTokens < 1 {
@@ -204,26 +240,28 @@ func (r *Record) ScheduledLatency() (time.Duration, bool) {
 // TimeToLastRoundTrip is LastToken − the last sent packet (WebSocket only).
 // Definition: metrics reference, Time To Last Round Trip.
 func (r *Record) TimeToLastRoundTrip() (time.Duration, bool) {
-	if len(r.Sent) == 0 || len(r.Received) == 0 {
+	if r.Sent.Len() == 0 || r.Received.Len() == 0 {
 		return 0, false
 	}
-	return span(r.Sent[len(r.Sent)-1], r.LastToken)
+	return span(r.Sent.Last(), r.LastToken)
 }
 
-// AverageRTT is mean(Received) − mean(Sent) (WebSocket only).
-// Definition: metrics reference, Average Round-Trip Time.
+// AverageRTT is mean(Received) − mean(Sent) (WebSocket only), truncated
+// to the nanosecond. Definition: metrics reference, Average Round-Trip Time.
 func (r *Record) AverageRTT() (time.Duration, bool) {
-	if len(r.Sent) == 0 || len(r.Received) == 0 {
+	if r.Sent.Len() == 0 || r.Received.Len() == 0 {
 		return 0, false
 	}
-	return meanOffset(r.Received, r.Sent[0]) - meanOffset(r.Sent, r.Sent[0]), true
+	ref := r.Sent.First()
+	return time.Duration(r.Received.meanSince(ref) - r.Sent.meanSince(ref)), true
 }
 
-// meanOffset returns the mean of ts measured from ref, computed without overflow.
-func meanOffset(ts []time.Time, ref time.Time) time.Duration {
-	var sum float64
-	for _, t := range ts {
-		sum += float64(t.Sub(ref))
+// AddChunk records a stream data event that arrived at t, after every one
+// added before: the first one is FirstChunk, and each joins ChunkGaps.
+func (r *Record) AddChunk(t time.Time) {
+	if r.ChunkGaps == nil {
+		r.ChunkGaps = &Gaps{}
+		r.FirstChunk = t
 	}
-	return time.Duration(sum / float64(len(ts)))
+	r.ChunkGaps.Add(t)
 }

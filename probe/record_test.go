@@ -66,11 +66,26 @@ func TestRecordQuantities(t *testing.T) {
 // round-trip metrics.
 func TestAverageRTT(t *testing.T) {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	r := &Record{Sent: []time.Time{at(0), at(100), at(200)}, Received: []time.Time{at(300), at(400), at(500)}, LastToken: at(500)}
+	r := &Record{Sent: InstantsOf(at(0), at(100), at(200)), Received: InstantsOf(at(300), at(400), at(500)), LastToken: at(500)}
 	if d, ok := r.AverageRTT(); !ok || d != 300*time.Millisecond {
 		t.Errorf("average RTT %v %v, want 300ms", d, ok)
 	}
 	if d, ok := r.TimeToLastRoundTrip(); !ok || d != 300*time.Millisecond {
 		t.Errorf("time to last round trip %v %v, want 300ms", d, ok)
+	}
+}
+
+// TestNoOutputNoTPOT: a whole response without output has no TPOT,
+// whatever its output token count says; with output, TPOT is
+// (End − RequestStart) / OutputTokens = 300 ms / 5.
+func TestNoOutputNoTPOT(t *testing.T) {
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	r := Record{Outcome: Successful, OutputTokens: 5, RequestStart: at(0), End: at(300)}
+	if d, ok := r.TPOT(); ok {
+		t.Errorf("TPOT %v of a whole response without output, want absent", d)
+	}
+	r.OutputSeen = true
+	if d, ok := r.TPOT(); !ok || d != 60*time.Millisecond {
+		t.Errorf("TPOT %v %v, want 60ms", d, ok)
 	}
 }

@@ -135,7 +135,8 @@ func (c *Closed) Issue(n uint64, d Decision) {
 }
 
 // Completed implements Strategy: the request's stream is free from at, or
-// from at plus the error backoff when the request errored. Under throughput
+// from at plus the error backoff when the request failed (errored, or the
+// prober could not carry it out: see Failed). Under throughput
 // a stream freed without backoff is due at the start (offset 0).
 func (c *Closed) Completed(n uint64, rec *Record, at time.Duration) {
 	s, ok := c.busy[n]
@@ -144,7 +145,7 @@ func (c *Closed) Completed(n uint64, rec *Record, at time.Duration) {
 	}
 	delete(c.busy, n)
 	switch {
-	case rec != nil && rec.Outcome == Errored && c.backoff > 0:
+	case rec != nil && Failed(rec.Outcome, rec.ErrorType) && c.backoff > 0:
 		at += c.backoff
 	case c.atStart:
 		at = 0

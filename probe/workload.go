@@ -1,6 +1,7 @@
 package probe
 
 import (
+	cryptorand "crypto/rand"
 	"encoding/hex"
 	"math/rand/v2"
 	"strings"
@@ -50,10 +51,14 @@ type Turn struct {
 // Synthetic is a workload of single-turn synthetic prompts. Each prompt begins
 // with a unique random prefix, so a server's prefix cache cannot make TTFT
 // look better than users see it, followed by common words up to the drawn
-// prompt length (about one token per word).
+// prompt length (about one token per word). The seed makes the lengths and
+// the words reproducible, never the prefix: a nonce of the workload's own
+// is mixed into it, so two targets with one seed, or a workload made anew
+// (a restarted prober), send other prefixes.
 type Synthetic struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
+	nonce  nonce
 	prompt Sampler
 	output Sampler
 }
@@ -61,7 +66,7 @@ type Synthetic struct {
 // NewSynthetic returns a synthetic workload drawing prompt and output lengths
 // in tokens from the two samplers, seeded with seed.
 func NewSynthetic(prompt, output Sampler, seed uint64) *Synthetic {
-	return &Synthetic{rng: newRand(seed), prompt: prompt, output: output}
+	return &Synthetic{rng: newRand(seed), nonce: newNonce(), prompt: prompt, output: output}
 }
 
 // prefixWords is the length of the unique prefix, counted as prompt words.
@@ -75,7 +80,7 @@ func (s *Synthetic) Request(n uint64) *Request {
 	promptTokens := max(s.prompt(s.rng), prefixWords+1)
 	return &Request{
 		Seq:             n,
-		Messages:        []Message{{Role: "user", Content: promptText(s.rng, promptTokens)}},
+		Messages:        []Message{{Role: "user", Content: promptText(s.rng, s.nonce, promptTokens)}},
 		PromptTokens:    promptTokens,
 		MaxOutputTokens: max(s.output(s.rng), 1),
 	}
@@ -86,12 +91,27 @@ func (s *Synthetic) Turn(n uint64, _ int) Turn {
 	return Turn{Request: s.Request(n), First: true, Last: true}
 }
 
+// nonce is mixed into every prompt's unique prefix. Each workload draws its
+// own from the operating system's random source when it is made, so that
+// prefixes differ between the targets of one run (even with one seed) and
+// between runs, while a fixed seed repeats the lengths and the words.
+type nonce [8]byte
+
+// newNonce returns 8 random bytes from crypto/rand, which never fails.
+func newNonce() nonce {
+	var n nonce
+	_, _ = cryptorand.Read(n[:])
+	return n
+}
+
 // promptText returns a prompt of about tokens tokens (at least prefixWords
-// + 1): "probe", a unique random hex id, then common words.
-func promptText(rng *rand.Rand, tokens int) string {
+// + 1): "probe", a unique hex id (the seeded draw XOR the workload's
+// nonce: unique within the workload as the draw is, different from every
+// other workload's), then common words.
+func promptText(rng *rand.Rand, n nonce, tokens int) string {
 	var id [8]byte
 	for i := range id {
-		id[i] = byte(rng.UintN(256))
+		id[i] = byte(rng.UintN(256)) ^ n[i]
 	}
 	var b strings.Builder
 	b.WriteString("probe ")

@@ -22,8 +22,9 @@ type ReplayWorkload struct {
 	first []bool // the row begins its conversation (or has none)
 	last  []bool // no later row of its conversation follows
 
-	mu  sync.Mutex
-	rng *rand.Rand
+	mu    sync.Mutex
+	rng   *rand.Rand
+	nonce nonce
 }
 
 // NewReplayWorkload returns the workload of tr, seeding the prompts with seed.
@@ -36,6 +37,7 @@ func NewReplayWorkload(tr *trace.Trace, seed uint64) (*ReplayWorkload, error) {
 		first: make([]bool, len(tr.Requests)),
 		last:  make([]bool, len(tr.Requests)),
 		rng:   newRand(seed),
+		nonce: newNonce(),
 	}
 	lastRow := map[string]int{}
 	for i, r := range tr.Requests {
@@ -57,7 +59,7 @@ func (w *ReplayWorkload) Turn(n uint64, _ int) Turn {
 	pass, i := n/rows, n%rows
 	row := w.rows[i]
 	w.mu.Lock()
-	text := promptText(w.rng, max(row.PromptTokens, prefixWords+1))
+	text := promptText(w.rng, w.nonce, max(row.PromptTokens, prefixWords+1))
 	w.mu.Unlock()
 	req := &Request{
 		Seq:             n,

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // day is 24 hours.
@@ -67,16 +69,87 @@ type RuleOptions struct {
 	// the behind-schedule alert; it must be one of DispatchDelayBoundaries.
 	// Default 1s.
 	MaxDispatchDelay time.Duration
+	// MinCoverage is the share of a burn-rate pair's long window that must
+	// hold the target's data before the pair can fire (the young-prober
+	// guard), in [0, 1]; 0 turns the guard off.
+	MinCoverage float64
+	// Job is a job label of llmprober's series (the scrape job, or
+	// service.name over OTLP) that LLMProberDown also watches before any
+	// replica of it ever reported: a scrape of it failing, or none of its
+	// replicas reporting. Empty leaves those out; LLMProberDown's
+	// job-agnostic parts (any job whose replicas reported in the last
+	// StaleRange) stay.
+	Job string
+	// MaxReportAge is the oldest heartbeat (llmprober_collection_timestamp_seconds)
+	// of a replica that still reports: it must exceed the OTLP export
+	// interval plus the collector's scrape interval, and it is how long the
+	// OTLP path takes to notice a dead replica. Whole seconds within
+	// [MinReportAge, MaxMaxReportAge]; 0 means DefaultMaxReportAge.
+	MaxReportAge time.Duration
 }
+
+// Bounds and default of RuleOptions.MaxReportAge.
+const (
+	DefaultMaxReportAge = 3 * time.Minute
+	MinReportAge        = 30 * time.Second
+	MaxMaxReportAge     = time.Hour
+)
+
+// Timing of the alerts of a dead prober. LLMProberDown and
+// LLMProberReplicaMissing wait DownFor; LLMProberTargetStale waits
+// StaleFor, longer by more than an evaluation interval, so that the alerts
+// that inhibit it fire first. A replica count counts as the job's once it
+// held for ReplicaSustain; LLMProberReplicaMissing compares the count with
+// those of the last ReplicaLookback.
+const (
+	DownFor         = 2 * time.Minute
+	StaleFor        = 5 * time.Minute
+	ReplicaSustain  = 15 * time.Minute
+	ReplicaLookback = time.Hour
+)
 
 // DefaultRuleOptions are the options of the committed rule files: at least
-// 10 evaluated requests, dispatch delay 1s.
+// 10 evaluated requests, dispatch delay 1s, half of each long window
+// covered, job llmprober, heartbeats up to 3 minutes old.
 func DefaultRuleOptions() RuleOptions {
-	return RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second}
+	return RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second, MinCoverage: 0.5, Job: "llmprober",
+		MaxReportAge: DefaultMaxReportAge}
 }
 
-// errNegativeMinRequests means RuleOptions.MinRequests is negative.
-var errNegativeMinRequests = errors.New("minimum requests must not be negative")
+// Errors of RuleOptions.
+var (
+	errNegativeMinRequests = errors.New("minimum requests must not be negative")
+	errMinCoverage         = errors.New("minimum coverage must be within [0, 1]")
+	errMaxReportAge        = fmt.Errorf("the oldest heartbeat of a replica that reports must be whole seconds from %v to %v",
+		MinReportAge, MaxMaxReportAge)
+)
+
+// CoverageSteps is the number of evenly spaced instants of a long window
+// at which the coverage rules look for the target's data.
+const CoverageSteps = 60
+
+// CoverageWindows are the long windows of BurnAlerts, in order, each once:
+// the windows of the coverage recording rules.
+func CoverageWindows() []time.Duration {
+	var out []time.Duration
+	for _, a := range BurnAlerts {
+		if !slices.Contains(out, a.Long) {
+			out = append(out, a.Long)
+		}
+	}
+	return out
+}
+
+// staleRange is how long after its last sample a target counts as stale:
+// the longest short window of BurnAlerts, which a decaying burn-rate alert
+// can keep firing from, plus an hour.
+func staleRange() time.Duration {
+	var longest time.Duration
+	for _, a := range BurnAlerts {
+		longest = max(longest, a.Short)
+	}
+	return longest + time.Hour
+}
 
 // RuleObjectives groups the objective sets of targets (target name →
 // objective sets) by name, attainment and period. A group that covers
@@ -198,6 +271,10 @@ type alertPair struct {
 	Long, Short, Threshold, Factor string
 }
 
+// coverageRule is one coverage recording rule: its window's name and the
+// subquery step.
+type coverageRule struct{ Window, Step string }
+
 // groupData is what the template renders for one objective group.
 type groupData struct {
 	Name, Objective, Selector, Period string
@@ -206,15 +283,21 @@ type groupData struct {
 	// Omitted describes the pairs left out because they can never fire.
 	Omitted           []string
 	MinRequests       int
+	MinCoverage       string
 	Attainment        string
 	TicketDescription string
+	// MaxAge is RuleOptions.MaxReportAge in seconds.
+	MaxAge string
 }
 
 // newGroupData computes the rendered figures of r.
 func newGroupData(r RuleObjective, opts RuleOptions) groupData {
 	g := groupData{
 		Name: r.groupName(), Objective: r.Name, Selector: r.selector(), Period: PromDuration(r.Period),
-		MinRequests: opts.MinRequests, Attainment: formatFloat(r.Attainment),
+		MinRequests: opts.MinRequests, Attainment: formatFloat(r.Attainment), MaxAge: opts.maxAge(),
+	}
+	if opts.MinCoverage > 0 {
+		g.MinCoverage = formatFloat(opts.MinCoverage)
 	}
 	windows := slices.Clone(RuleWindows)
 	if !slices.Contains(windows, r.Period) {
@@ -297,19 +380,34 @@ func mustParse(s string) float64 {
 // when opts.MaxDispatchDelay is not a bucket boundary or opts.MinRequests
 // is negative.
 func Rules(objectives []RuleObjective, opts RuleOptions) ([]byte, error) {
-	if opts.MinRequests < 0 {
-		return nil, fmt.Errorf("could not render rules: %w", errNegativeMinRequests)
-	}
-	if err := CheckDispatchDelay(opts.MaxDispatchDelay); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, fmt.Errorf("could not render rules: %w", err)
 	}
+	if opts.MaxReportAge == 0 {
+		opts.MaxReportAge = DefaultMaxReportAge
+	}
 	data := struct {
-		Groups            []groupData
-		MaxDelay, LeMatch string
-		MinRequests       int
-		MaxDelayHuman     string
+		Groups                        []groupData
+		Coverage                      []coverageRule
+		CoverageSteps                 int
+		MaxDelay, LeMatch, StaleRange string
+		MinFailures                   string
+		MaxDelayHuman, Job            string
+		MaxAge, MaxAgeHuman           string
+		DownFor, ReplicaFor, StaleFor string
+		Sustain, Lookback             string
 	}{MaxDelay: formatFloat(opts.MaxDispatchDelay.Seconds()), LeMatch: LeMatcher(opts.MaxDispatchDelay.Seconds()),
-		MinRequests: opts.MinRequests, MaxDelayHuman: opts.MaxDispatchDelay.String()}
+		MinFailures: "> 0", MaxDelayHuman: opts.MaxDispatchDelay.String(), Job: opts.Job,
+		CoverageSteps: CoverageSteps, StaleRange: PromDuration(staleRange()),
+		MaxAge: opts.maxAge(), MaxAgeHuman: PromDuration(opts.MaxReportAge),
+		DownFor: PromDuration(DownFor), ReplicaFor: PromDuration(DownFor), StaleFor: PromDuration(StaleFor),
+		Sustain: PromDuration(ReplicaSustain), Lookback: PromDuration(ReplicaLookback)}
+	if opts.MinRequests > 0 {
+		data.MinFailures = ">= " + strconv.Itoa(opts.MinRequests)
+	}
+	for _, w := range CoverageWindows() {
+		data.Coverage = append(data.Coverage, coverageRule{Window: PromDuration(w), Step: PromDuration(w / CoverageSteps)})
+	}
 	for _, r := range objectives {
 		data.Groups = append(data.Groups, newGroupData(r, opts))
 	}
@@ -318,6 +416,29 @@ func Rules(objectives []RuleObjective, opts RuleOptions) ([]byte, error) {
 		return nil, fmt.Errorf("could not render rules: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// maxAge is o.MaxReportAge (DefaultMaxReportAge when 0) in seconds.
+func (o RuleOptions) maxAge() string {
+	if o.MaxReportAge == 0 {
+		o.MaxReportAge = DefaultMaxReportAge
+	}
+	return strconv.FormatInt(int64(o.MaxReportAge/time.Second), 10)
+}
+
+// check validates o.
+func (o RuleOptions) check() error {
+	switch {
+	case o.MinRequests < 0:
+		return errNegativeMinRequests
+	case math.IsNaN(o.MinCoverage) || o.MinCoverage < 0 || o.MinCoverage > 1:
+		return fmt.Errorf("%w (got %v)", errMinCoverage, o.MinCoverage)
+	case o.MaxReportAge != 0 && (o.MaxReportAge < MinReportAge || o.MaxReportAge > MaxMaxReportAge || o.MaxReportAge%time.Second != 0):
+		return fmt.Errorf("%w (got %v)", errMaxReportAge, o.MaxReportAge)
+	case o.Job != "" && !utf8.ValidString(o.Job):
+		return errors.New("job must be valid UTF-8")
+	}
+	return CheckDispatchDelay(o.MaxDispatchDelay)
 }
 
 // PrometheusRule wraps a rule file rendered by Rules as a Prometheus

@@ -8,35 +8,119 @@ import (
 // rulesTemplate renders the rule file. Its delimiters are [[ ]] so that the
 // alert annotations can use Prometheus's own {{ }} templates.
 var rulesTemplate = template.Must(template.New("rules").Delims("[[", "]]").
-	Funcs(template.FuncMap{"quote": strconv.Quote, "burn": newBurnExpr}).Parse(rulesText + burnText))
+	Funcs(template.FuncMap{"quote": strconv.Quote, "burn": newBurnExpr, "hold": newHoldExpr,
+		"stale": func() string { return PromDuration(staleRange()) }}).
+	Parse(rulesText + burnText + holdText + firingText))
 
 // burnExpr is what the "burn" template renders: an alert's window pairs,
-// or-ed, each guarded by the group's minimum number of evaluated requests.
+// or-ed, each guarded by the group's minimum number of evaluated requests
+// in its short window and by the target's coverage of its long window;
+// then, for an alert already firing, the same pairs without the guards and
+// with a short window that shows no recovery (see burnText), and the hold
+// of a firing alert whose target is not reported.
 type burnExpr struct {
 	G     groupData
+	Alert string
 	Pairs []alertPair
 }
 
-func newBurnExpr(g groupData, pairs []alertPair) burnExpr { return burnExpr{g, pairs} }
+func newBurnExpr(g groupData, alert string, pairs []alertPair) burnExpr {
+	return burnExpr{g, alert, pairs}
+}
 
-// burnText defines the "burn" template, shared by the page and ticket alerts.
+// holdExpr is what the "hold" template renders: the firing alert called
+// Alert, by its labels By, among the ALERTS selected by Selector (labels
+// beside alertname), while its target is stale: reported in the last
+// StaleRange but by no replica whose heartbeat is at most MaxAge seconds
+// old.
+type holdExpr struct {
+	Alert, By, Selector, MaxAge string
+}
+
+func newHoldExpr(alert, by, selector, maxAge string) holdExpr {
+	return holdExpr{Alert: alert, By: by, Selector: selector, MaxAge: maxAge}
+}
+
+// firingText selects the firing alert of a holdExpr, by its labels.
+const firingText = `[[define "firing"]]group by ([[.By]]) (ALERTS{alertname=[[quote .Alert]], alertstate="firing"[[if .Selector]], [[.Selector]][[end]]})[[end]]`
+
+// holdText defines the "hold" template: a firing alert goes on firing
+// while its target is stale, so that it neither decays into a false
+// recovery nor resolves before LLMProberTargetStale, which inhibits it,
+// can fire; it ends when the target is reported again (and its own
+// condition decides) or when its last report is StaleRange old.
+const holdText = `[[define "hold"]]
+          or (
+            [[template "firing" .]]
+            and on (target) llmprober:target_reported:group[[stale]]
+            unless on (target) ([[template "live" .MaxAge]])
+          )[[end]]
+[[- define "live"]]llmprober_target_info and on (job, instance) (time() - llmprober_collection_timestamp_seconds <= [[.]])[[end]]`
+
+// burnText defines the "burn" template, shared by the page and ticket
+// alerts. A pair may start the alert when both its windows burn above the
+// threshold, its short window holds the minimum of evaluated requests and
+// the target's data covers its long window; once firing, the alert goes on
+// while a pair's long window burns and its short window does not show a
+// recovery (it is above the threshold, or has no evaluated request at
+// all), so it ends on evidence, not because its data stopped.
 const burnText = `[[define "burn"]][[$g := .G]]
+          (
 [[- range $i, $p := .Pairs]]
-          [[if $i]]or [[end]](
-            llmprober:slo_error_ratio:rate[[$p.Long]]{[[$g.Selector]]} > [[$p.Threshold]]
-            and llmprober:slo_error_ratio:rate[[$p.Short]]{[[$g.Selector]]} > [[$p.Threshold]]
+            [[if $i]]or [[end]](
+              llmprober:slo_error_ratio:rate[[$p.Long]]{[[$g.Selector]]} > [[$p.Threshold]]
+              and llmprober:slo_error_ratio:rate[[$p.Short]]{[[$g.Selector]]} > [[$p.Threshold]]
 [[- if $g.MinRequests]]
-            and llmprober:slo_requests_evaluated:increase[[$p.Short]]{[[$g.Selector]]} >= [[$g.MinRequests]]
+              and llmprober:slo_requests_evaluated:increase[[$p.Short]]{[[$g.Selector]]} >= [[$g.MinRequests]]
+[[- end]]
+[[- if $g.MinCoverage]]
+              and on (target) llmprober:target_coverage:ratio[[$p.Long]] >= [[$g.MinCoverage]]
+[[- end]]
+            )
 [[- end]]
           )
-[[- end]][[end]]`
+          or (
+            [[template "firing" (hold .Alert "target, objective" $g.Selector $g.MaxAge)]]
+            and on (target, objective) (
+[[- range $i, $p := .Pairs]]
+              [[if $i]]or [[end]](
+                llmprober:slo_error_ratio:rate[[$p.Long]]{[[$g.Selector]]} > [[$p.Threshold]]
+                unless on (target, objective) llmprober:slo_error_ratio:rate[[$p.Short]]{[[$g.Selector]]} <= [[$p.Threshold]]
+              )
+[[- end]]
+            )
+          )
+[[- template "hold" (hold .Alert "target, objective" $g.Selector $g.MaxAge)]][[end]]`
 
 // rulesText is the rule file template.
 const rulesText = `# Prometheus rules for llmprober, generated by "llmprober rules"; do not edit.
 # Error ratio = 1 - conforming / evaluated requests of an objective set.
 # Burn-rate factors are budget share x period / long window (14.4, 6, 3, 1
 # for a 30-day period). Prometheus must retain at least the SLO period.
+# A replica reports while its heartbeat (llmprober_collection_timestamp_seconds,
+# the time of the scrape or OTLP export that read it) is at most [[.MaxAgeHuman]] old;
+# a target is reported while a replica that reports has its llmprober_target_info.
+# Coverage of a window = the share of [[.CoverageSteps]] evenly spaced instants in it at
+# which Prometheus had the target's start-up gate ready (from any job or
+# instance, in the 5 minutes before the instant): time spent waiting at the
+# gate is not coverage.
 groups:
+  - name: llmprober-reporting
+    rules:
+      - record: llmprober:replica_reporting:group
+        expr: group by (job, instance) (time() - llmprober_collection_timestamp_seconds <= [[.MaxAge]])
+      - record: llmprober:replica_reported:group[[.StaleRange]]
+        expr: group by (job, instance) (max_over_time(llmprober_collection_timestamp_seconds[[print "[" .StaleRange "]"]]))
+      - record: llmprober:replicas_reporting:count
+        expr: count by (job) (llmprober:replica_reporting:group)
+      - record: llmprober:replicas_reporting:min[[.Sustain]]
+        expr: min_over_time(llmprober:replicas_reporting:count[[print "[" .Sustain "]"]]) and llmprober:replicas_reporting:count offset [[.Sustain]]
+      - record: llmprober:target_reported:group[[.StaleRange]]
+        expr: group by (job, target) (max_over_time(llmprober_target_info[[print "[" .StaleRange "]"]]))
+[[- range .Coverage]]
+      - record: llmprober:target_coverage:ratio[[.Window]]
+        expr: clamp_max(count_over_time((group by (target) (llmprober_target_state{state="ready"} == 1))[[print "[" .Window ":" .Step "]"]]) / [[$.CoverageSteps]], 1)
+[[- end]]
 [[- range .Groups]]
   - name: [[.Name]]
     rules:
@@ -66,7 +150,7 @@ groups:
 [[- if .Page]]
       - alert: LLMProberSLOBurnRatePage
         expr: |
-[[- template "burn" (burn $g .Page)]]
+[[- template "burn" (burn $g "LLMProberSLOBurnRatePage" .Page)]]
         for: 2m
         labels:
           severity: page
@@ -78,7 +162,7 @@ groups:
 [[- if .Ticket]]
       - alert: LLMProberSLOBurnRateTicket
         expr: |
-[[- template "burn" (burn $g .Ticket)]]
+[[- template "burn" (burn $g "LLMProberSLOBurnRateTicket" .Ticket)]]
         for: 15m
         labels:
           severity: ticket
@@ -90,11 +174,66 @@ groups:
 [[- end]]
   - name: llmprober-health
     rules:
+      - alert: LLMProberDown
+        expr: |
+          (up == 0 and on (job, instance) llmprober:replica_reported:group[[.StaleRange]])
+[[- if .Job]]
+          or up{job=[[quote .Job]]} == 0
+[[- end]]
+          or (
+            group by (job) (llmprober:replica_reported:group[[.StaleRange]])
+            unless on (job) llmprober:replica_reporting:group
+            unless on (job) (up == 0)
+          )
+[[- if .Job]]
+          or (absent(llmprober:replica_reporting:group{job=[[quote .Job]]}) unless on (job) (up == 0))
+[[- end]]
+        for: [[.DownFor]]
+        labels:
+          severity: page
+        annotations:
+          summary: 'llmprober of job {{ $labels.job }} is down or not reporting'
+          description: '{{ if $labels.instance }}Prometheus cannot scrape {{ $labels.instance }} of job {{ $labels.job }}, an llmprober{{ else }}No replica of job {{ $labels.job }} has reported (its llmprober_collection_timestamp_seconds is more than [[.MaxAgeHuman]] old or gone){{ end }}, for [[.DownFor]]: its targets are not being probed and their alerts have no new data.'
+      - alert: LLMProberReplicaMissing
+        expr: llmprober:replicas_reporting:count < on (job) max_over_time(llmprober:replicas_reporting:min[[.Sustain]][[print "[" .Lookback "]"]])
+        for: [[.ReplicaFor]]
+        labels:
+          severity: ticket
+        annotations:
+          summary: 'Fewer llmprober replicas of job {{ $labels.job }} report than in the last [[.Lookback]]'
+          description: '{{ $value }} replicas of job {{ $labels.job }} report, fewer than the job had for [[.Sustain]] at a time in the last [[.Lookback]]: one died or stopped reporting (a replica reports while its heartbeat is at most [[.MaxAgeHuman]] old). The targets it probed alone are stale; those it shared with others have fewer probes. After scaling down on purpose, this fires for [[.Lookback]].'
+      - alert: LLMProberTargetNotReady
+        expr: |
+          max by (job, instance, target) (llmprober_target_state{state="failed"}) == 1
+[[- template "hold" (hold "LLMProberTargetNotReady" "job, instance, target" "" .MaxAge)]]
+        labels:
+          severity: page
+        annotations:
+          summary: 'LLM target {{ $labels.target }} did not become ready'
+          description: 'The start-up gate of {{ $labels.target }} on {{ $labels.instance }} did not pass within its startup_timeout; checks go on, and probing starts once it passes.'
+      - alert: LLMProberTargetStale
+        expr: |
+          llmprober:target_reported:group[[.StaleRange]]
+          unless on (target) ([[template "live" .MaxAge]])
+        for: [[.StaleFor]]
+        labels:
+          severity: ticket
+        annotations:
+          summary: 'No llmprober reports target {{ $labels.target }} any more'
+          description: 'llmprober reported {{ $labels.target }} in the last [[.StaleRange]] but no replica that still reports does: its prober died, lost it from its configuration or shard, or cannot be scraped. Its alerts that were firing go on firing until it is reported again; the bundled Alertmanager inhibit rules silence them for as long as this fires.'
       - alert: LLMProberTargetFailing
         expr: |
-          sum by (target) (increase(llmprober_requests_total{outcome="errored"}[10m])) > 0
-          unless on (target)
-          sum by (target) (increase(llmprober_requests_total{outcome="successful"}[10m])) > 0
+          (
+            sum by (target) (increase(llmprober_requests_total{outcome="errored"}[10m])) [[.MinFailures]]
+            unless on (target)
+            sum by (target) (increase(llmprober_requests_total{outcome="successful"}[10m])) > 0
+          )
+          or (
+            [[template "firing" (hold "LLMProberTargetFailing" "target" "" .MaxAge)]]
+            and on (target) (sum by (target) (increase(llmprober_requests_total{outcome="errored"}[10m])) > 0)
+            unless on (target) (sum by (target) (increase(llmprober_requests_total{outcome="successful"}[10m])) > 0)
+          )
+[[- template "hold" (hold "LLMProberTargetFailing" "target" "" .MaxAge)]]
         labels:
           severity: page
         annotations:
@@ -102,9 +241,12 @@ groups:
           description: 'Every finished probe of {{ $labels.target }} errored in the last 10 minutes; see llmprober_requests_total by error_type.'
       - alert: LLMProberNoSuccessfulProbe
         expr: |
-          sum by (target) (increase(llmprober_requests_total{outcome="successful"}[15m])) == 0
-          and on (target)
-          sum by (target) (llmprober_requests_total{outcome="successful"} offset 15m) >= 0
+          (
+            sum by (target) (increase(llmprober_requests_total{outcome="successful"}[15m])) == 0
+            and on (target)
+            sum by (target) (llmprober_requests_total{outcome="successful"} offset 15m) >= 0
+          )
+[[- template "hold" (hold "LLMProberNoSuccessfulProbe" "target" "" .MaxAge)]]
         labels:
           severity: ticket
         annotations:
@@ -112,11 +254,14 @@ groups:
           description: 'The target is down, never became ready, or is probed less than every 15 minutes; its SLO figures cannot be trusted.'
       - alert: LLMProberBehindSchedule
         expr: |
-          1 - (
-            sum by (target) (rate(llmprober_dispatch_delay_seconds_bucket{le=~[[quote .LeMatch]]}[10m]))
-            /
-            sum by (target) (rate(llmprober_dispatch_delay_seconds_count[10m]))
-          ) > 0.01
+          (
+            1 - (
+              sum by (target) (rate(llmprober_dispatch_delay_seconds_bucket{le=~[[quote .LeMatch]]}[10m]))
+              /
+              sum by (target) (rate(llmprober_dispatch_delay_seconds_count[10m]))
+            ) > 0.01
+          )
+[[- template "hold" (hold "LLMProberBehindSchedule" "target" "" .MaxAge)]]
         for: 5m
         labels:
           severity: ticket
@@ -124,7 +269,9 @@ groups:
           summary: 'llmprober is sending probes of {{ $labels.target }} late'
           description: 'More than 1% of probes started over [[.MaxDelayHuman]] after their scheduled time in the last 10 minutes (dispatch delay p99 > [[.MaxDelayHuman]]): the prober is overloaded or its concurrency cap is full, so latency figures include its own queueing.'
       - alert: LLMProberProbesDropped
-        expr: sum by (target, reason) (increase(llmprober_probes_dropped_total{reason!="shutdown"}[10m])) > 0
+        expr: |
+          sum by (target, reason) (increase(llmprober_probes_dropped_total{reason!="shutdown"}[10m])) > 0
+[[- template "hold" (hold "LLMProberProbesDropped" "target, reason" "" .MaxAge)]]
         labels:
           severity: ticket
         annotations:

@@ -63,9 +63,25 @@ func TestRulesParseAndCover(t *testing.T) {
 			t.Errorf("group %s has %d rules, want 19: %v", g, n, names[g])
 		}
 	}
-	want := []string{"LLMProberTargetFailing", "LLMProberNoSuccessfulProbe", "LLMProberBehindSchedule", "LLMProberProbesDropped"}
+	// Without a job, LLMProberDown keeps its job-agnostic parts.
+	want := []string{"LLMProberDown", "LLMProberReplicaMissing", "LLMProberTargetNotReady", "LLMProberTargetStale",
+		"LLMProberTargetFailing", "LLMProberNoSuccessfulProbe", "LLMProberBehindSchedule", "LLMProberProbesDropped"}
 	if got := names["llmprober-health"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("health alerts = %v, want %v", got, want)
+	}
+	if bytes.Contains(out, []byte("up{job=")) || bytes.Contains(out, []byte("absent(")) {
+		t.Error("no job, but LLMProberDown watches one")
+	}
+	// No coverage guard with MinCoverage 0.
+	if bytes.Contains(out, []byte("and on (target) llmprober:target_coverage")) {
+		t.Error("MinCoverage 0 left a coverage guard")
+	}
+	reporting := []string{"llmprober:replica_reporting:group", "llmprober:replica_reported:group7h",
+		"llmprober:replicas_reporting:count", "llmprober:replicas_reporting:min15m", "llmprober:target_reported:group7h",
+		"llmprober:target_coverage:ratio1h", "llmprober:target_coverage:ratio6h",
+		"llmprober:target_coverage:ratio1d", "llmprober:target_coverage:ratio3d"}
+	if got := names["llmprober-reporting"]; !reflect.DeepEqual(got, reporting) {
+		t.Errorf("reporting rules = %v, want %v", got, reporting)
 	}
 	for _, s := range []string{
 		`objective="strict",target=~"a\\.b|c"`,                    // targets escaped as a regex, then quoted
@@ -78,6 +94,68 @@ func TestRulesParseAndCover(t *testing.T) {
 		if !bytes.Contains(out, []byte(s)) {
 			t.Errorf("rules lack %s", s)
 		}
+	}
+}
+
+// TestGuardsAndHealthRules checks the rules the default options add: the
+// coverage guard on every burn pair with its own long window, and the
+// alerts of a dead or blind prober.
+func TestGuardsAndHealthRules(t *testing.T) {
+	out, err := Rules(DefaultRuleObjectives(), RuleOptions{MinRequests: 10, MaxDispatchDelay: time.Second, MinCoverage: 0.75, Job: "probe-eu",
+		MaxReportAge: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := parseRules(t, out)
+	for _, s := range []string{
+		"and on (target) llmprober:target_coverage:ratio1h >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio6h >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio1d >= 0.75",
+		"and on (target) llmprober:target_coverage:ratio3d >= 0.75",
+		// Coverage counts the instants the target was ready, not waiting.
+		`count_over_time((group by (target) (llmprober_target_state{state="ready"} == 1))[3d:72m]) / 60`,
+		// A replica reports while its heartbeat is at most 90 s old.
+		"group by (job, instance) (time() - llmprober_collection_timestamp_seconds <= 90)",
+		`up{job="probe-eu"} == 0`,
+		`absent(llmprober:replica_reporting:group{job="probe-eu"})`,
+		// Any job's scrape target that reported, and any job whose
+		// replicas all stopped reporting.
+		"(up == 0 and on (job, instance) llmprober:replica_reported:group7h)",
+		"group by (job) (llmprober:replica_reported:group7h)\n            unless on (job) llmprober:replica_reporting:group",
+		`max by (job, instance, target) (llmprober_target_state{state="failed"}) == 1`,
+		"max_over_time(llmprober_target_info[7h])",
+		// At least the minimum of errors for LLMProberTargetFailing.
+		`sum by (target) (increase(llmprober_requests_total{outcome="errored"}[10m])) >= 10`,
+		// Every target alert is held while its target is stale.
+		`group by (job, instance, target) (ALERTS{alertname="LLMProberTargetNotReady", alertstate="firing"})`,
+		`group by (target, reason) (ALERTS{alertname="LLMProberProbesDropped", alertstate="firing"})`,
+		`group by (target, objective) (ALERTS{alertname="LLMProberSLOBurnRateTicket", alertstate="firing", objective="default"})`,
+	} {
+		if !bytes.Contains(out, []byte(s)) {
+			t.Errorf("rules lack %s", s)
+		}
+	}
+	if got := names["llmprober-health"][0]; got != "LLMProberDown" {
+		t.Errorf("first health alert %s, want LLMProberDown", got)
+	}
+	for _, bad := range []RuleOptions{
+		{MaxDispatchDelay: time.Second, MinCoverage: 1.5},
+		{MaxDispatchDelay: time.Second, MinCoverage: -0.1},
+	} {
+		if _, err := Rules(DefaultRuleObjectives(), bad); err == nil || !strings.Contains(err.Error(), "minimum coverage") {
+			t.Errorf("Rules(%+v) error %v, want a minimum coverage error", bad, err)
+		}
+	}
+	for _, age := range []time.Duration{29 * time.Second, 61 * time.Minute, 90500 * time.Millisecond} {
+		if _, err := Rules(DefaultRuleObjectives(), RuleOptions{MaxDispatchDelay: time.Second, MaxReportAge: age}); err == nil ||
+			!strings.Contains(err.Error(), "oldest heartbeat") {
+			t.Errorf("MaxReportAge %v: error %v, want a heartbeat age error", age, err)
+		}
+	}
+	// Without a minimum, one error in 10 minutes of errors is enough.
+	if out, _ := Rules(DefaultRuleObjectives(), RuleOptions{MaxDispatchDelay: time.Second}); !bytes.Contains(out,
+		[]byte(`sum by (target) (increase(llmprober_requests_total{outcome="errored"}[10m])) > 0`+"\n")) {
+		t.Error("MinRequests 0: LLMProberTargetFailing is not > 0")
 	}
 }
 
@@ -162,8 +240,8 @@ func TestCommittedRulesAreCurrent(t *testing.T) {
 		Spec ruleFile
 	}
 	data, _ := os.ReadFile(filepath.Join(deployDir, "llmprober-prometheusrule.yml"))
-	if err := yaml.Unmarshal(data, &op); err != nil || op.Kind != "PrometheusRule" || len(op.Spec.Groups) != 2 {
-		t.Errorf("PrometheusRule = kind %q, %d groups, %v; want PrometheusRule with 2 groups", op.Kind, len(op.Spec.Groups), err)
+	if err := yaml.Unmarshal(data, &op); err != nil || op.Kind != "PrometheusRule" || len(op.Spec.Groups) != 3 {
+		t.Errorf("PrometheusRule = kind %q, %d groups, %v; want PrometheusRule with 3 groups", op.Kind, len(op.Spec.Groups), err)
 	}
 	spec, _ := yaml.Marshal(op.Spec)
 	parseRules(t, spec)

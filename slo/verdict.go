@@ -55,6 +55,9 @@ func (o *Objective) Evaluate(r *probe.Record) Result {
 			return Result{Verdict: Excluded}
 		}
 	}
+	if !r.HasOutput() {
+		return Result{Verdict: NonConforming, Reason: ReasonInsufficientOutput}
+	}
 	breached := ""
 	for _, t := range o.Thresholds {
 		v, ok := measure(t.Quantity, r)

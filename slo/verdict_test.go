@@ -21,7 +21,7 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 // 760ms (latency 750ms, scheduled latency 760ms, TPOT (710−10)/11 ≈ 63.6ms).
 func streamed() *probe.Record {
 	return &probe.Record{
-		Stream: true, Outcome: probe.Successful, OutputTokens: 11,
+		Stream: true, Outcome: probe.Successful, OutputTokens: 11, Iterations: 11, OutputSeen: true,
 		TargetedStart: at(0), RequestStart: at(10), FirstToken: at(210), FirstOutputToken: at(260),
 		LastToken: at(710), End: at(760),
 	}
@@ -58,8 +58,36 @@ func TestEvaluate(t *testing.T) {
 		{"empty reply under ttft", objective(Threshold{TTFT, time.Hour}),
 			func(r *probe.Record) {
 				r.FirstToken, r.FirstOutputToken, r.LastToken, r.OutputTokens = time.Time{}, time.Time{}, time.Time{}, 0
+				r.Iterations, r.OutputSeen = 0, false
 			},
 			Result{NonConforming, "insufficient_output"}},
+		{"empty reply under a latency-only set", objective(Threshold{Latency, time.Hour}),
+			func(r *probe.Record) {
+				r.FirstToken, r.FirstOutputToken, r.LastToken, r.OutputTokens = time.Time{}, time.Time{}, time.Time{}, 0
+				r.Iterations, r.OutputSeen = 0, false
+			},
+			Result{NonConforming, "insufficient_output"}},
+		{"usage claiming tokens does not make an empty stream a reply", objective(Threshold{Latency, time.Hour}),
+			func(r *probe.Record) {
+				r.FirstToken, r.FirstOutputToken, r.LastToken = time.Time{}, time.Time{}, time.Time{}
+				r.Iterations, r.OutputSeen = 0, false
+			},
+			Result{NonConforming, "insufficient_output"}},
+		{"empty whole response under latency", objective(Threshold{Latency, time.Hour}),
+			func(r *probe.Record) {
+				*r = probe.Record{Outcome: probe.Successful, RequestStart: at(10), End: at(760)}
+			},
+			Result{NonConforming, "insufficient_output"}},
+		{"empty whole response with usage under tpot", objective(Threshold{TPOT, time.Hour}),
+			func(r *probe.Record) {
+				*r = probe.Record{Outcome: probe.Successful, RequestStart: at(10), End: at(760), OutputTokens: 5, OutputTokensFrom: probe.TokensFromUsage}
+			},
+			Result{NonConforming, "insufficient_output"}},
+		{"whole response with output under latency", objective(Threshold{Latency, ms(750)}),
+			func(r *probe.Record) {
+				*r = probe.Record{Outcome: probe.Successful, RequestStart: at(10), End: at(760), OutputSeen: true}
+			},
+			Result{Verdict: Conforming}},
 		{"one token under itl", objective(Threshold{ITL, time.Hour}),
 			func(r *probe.Record) { r.OutputTokens = 1 }, Result{NonConforming, "insufficient_output"}},
 		{"no visible content under ttfot", objective(Threshold{TTFOT, time.Hour}),

@@ -37,16 +37,19 @@ Usage:
   llmprober demo  [--listen-address ADDR] [--log-level LEVEL]
       Start the embedded simulated endpoint on loopback and probe it.
   llmprober run   [--config FILE] [--listen-address ADDR] [--log-level LEVEL] [--web-config-file FILE]
-      Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL.
-  llmprober check [--config FILE]
-      Validate the configuration, list every problem, exit non-zero on any.
+                  [--shards N --shard I]
+      Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL;
+      with --shards, only those whose name hashes to shard I (0 to N-1).
+  llmprober check [--config FILE] [--shards N --shard I]
+      Validate the configuration, list every problem, exit non-zero on any;
+      print the series it exports at most, and refuse one above series_limit.
   llmprober sim   [--listen-address ADDR] [--ttft D] [--itl D] [--output-tokens N] [--fault-rate P] [--seed N]
       Serve the simulated OpenAI-compatible endpoint (loopback by default).
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
-                  [--max-dispatch-delay D]
+                  [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
   llmprober version
       Print the version and the source revision.
@@ -55,7 +58,13 @@ Environment:
   LLMPROBER_CONFIG, LLMPROBER_LISTEN_ADDRESS, LLMPROBER_LOG_LEVEL
       Global settings (a flag wins over its variable, a variable over the file).
   LLMPROBER_TARGET_URL, LLMPROBER_MODEL, LLMPROBER_RATE, ... (see README)
-      A single target without a config file.
+      A single target without a config file. Any other LLMPROBER_* variable is
+      an error, unless a target's auth.api_key_env names it.
+  LLMPROBER_SHARD, LLMPROBER_SHARDS
+      Defaults of --shard and --shards.
+  OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+      service.name (default llmprober) and service.instance.id (default a
+      random UUID per process): the replica identity on /metrics and OTLP.
   OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
       Also push metrics with OTLP (http/protobuf by default, or grpc).
 

@@ -86,11 +86,14 @@ type benchReport struct {
 	Successful    int64            `json:"successful"`
 	Errored       int64            `json:"errored"`
 	ErroredByType map[string]int64 `json:"errored_by_type"`
-	// Incomplete counts the requests cancelled in flight at the end.
-	Incomplete      int64            `json:"incomplete"`
-	Dropped         int64            `json:"dropped"`
-	DroppedByReason map[string]int64 `json:"dropped_by_reason"`
-	DispatchDelay   benchDelays      `json:"dispatch_delay"`
+	// Incomplete counts the requests cancelled in flight at the end
+	// (canceled) and those llmprober could not carry out for want of its
+	// own resources (prober), by error type in IncompleteByType.
+	Incomplete       int64            `json:"incomplete"`
+	IncompleteByType map[string]int64 `json:"incomplete_by_type"`
+	Dropped          int64            `json:"dropped"`
+	DroppedByReason  map[string]int64 `json:"dropped_by_reason"`
+	DispatchDelay    benchDelays      `json:"dispatch_delay"`
 	// Latency is the request latency of the successful requests.
 	Latency    benchDelays `json:"latency"`
 	CPUSeconds float64     `json:"cpu_seconds"`
@@ -103,7 +106,7 @@ type benchReport struct {
 func newBenchReport(run benchRun) benchReport {
 	r := benchReport{
 		RequestedRate: run.Rate, WindowSeconds: run.Window.Seconds(), Scheduled: run.Scheduled,
-		ErroredByType: map[string]int64{}, DroppedByReason: map[string]int64{},
+		ErroredByType: map[string]int64{}, IncompleteByType: map[string]int64{}, DroppedByReason: map[string]int64{},
 		CPUSeconds: run.CPU.Seconds(), PeakRSSBytes: run.PeakRSS,
 	}
 	samples, after := withinWindow(run.Samples, run.Window)
@@ -166,6 +169,7 @@ func (r *benchReport) count(s benchSample) {
 		r.ErroredByType[string(s.ErrorType)]++
 	case probe.Incomplete:
 		r.Incomplete++
+		r.IncompleteByType[string(s.ErrorType)]++
 	}
 }
 
@@ -200,7 +204,8 @@ func (r benchReport) writeText(w io.Writer, title string) {
 		r.AchievedRate, 100*r.RateError, r.Sent, r.WindowSeconds, r.Scheduled)
 	fmt.Fprintf(w, "  completed        %d (successful %d, errored %d%s)\n",
 		r.Completed, r.Successful, r.Errored, countsText(r.ErroredByType))
-	fmt.Fprintf(w, "  incomplete       %d (in flight at the end, cancelled)\n", r.Incomplete)
+	fmt.Fprintf(w, "  incomplete       %d (canceled: in flight at the end; prober: llmprober out of a resource%s)\n",
+		r.Incomplete, countsText(r.IncompleteByType))
 	if r.AfterWindow > 0 {
 		fmt.Fprintf(w, "  after window     %d (due as the run stopped, not counted above)\n", r.AfterWindow)
 	}

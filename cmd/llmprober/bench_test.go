@@ -65,7 +65,8 @@ func TestNewBenchReport(t *testing.T) {
 			AchievedRate: 2, RateError: 0, // 5 / 2.5 s = 2 req/s, as asked
 			Completed: 4, Successful: 2, Errored: 2,
 			ErroredByType: map[string]int64{"http_5xx": 1, "timeout": 1},
-			Incomplete:    1, Dropped: 3, DroppedByReason: map[string]int64{"queue_full": 2, "shutdown": 1},
+			Incomplete:    1, IncompleteByType: map[string]int64{"canceled": 1},
+			Dropped: 3, DroppedByReason: map[string]int64{"queue_full": 2, "shutdown": 1},
 			DispatchDelay: wantDispatch, Latency: wantLatency,
 			CPUSeconds: 1.5, CPUSecondsPer1000: 300, // 1.5 s / 5 requests · 1000
 			PeakRSSBytes: 10 * mib,
@@ -79,7 +80,7 @@ func TestNewBenchReport(t *testing.T) {
 			AchievedRate: 2, RateError: -0.5, // (2 − 4) / 4
 			Completed: 4, Successful: 2, Errored: 2,
 			ErroredByType: map[string]int64{"http_5xx": 1, "timeout": 1},
-			Incomplete:    1, DroppedByReason: map[string]int64{},
+			Incomplete:    1, IncompleteByType: map[string]int64{"canceled": 1}, DroppedByReason: map[string]int64{},
 			DispatchDelay: wantDispatch, Latency: wantLatency,
 			CPUSeconds: 0.5, CPUSecondsPer1000: 100, // 0.5 s / 5 · 1000
 		},
@@ -93,8 +94,8 @@ func TestNewBenchReport(t *testing.T) {
 			RequestedRate: 100, WindowSeconds: 0.03, Scheduled: 5, Sent: 3, AfterWindow: 2,
 			AchievedRate: 100, RateError: 0, // 3 / 0.03 s
 			Completed: 3, Successful: 2, Errored: 1, ErroredByType: map[string]int64{"http_5xx": 1},
-			DroppedByReason: map[string]int64{},
-			DispatchDelay:   benchDelays{Count: 3, P50: secs(2), P99: secs(3), Max: secs(3)}, Latency: wantLatency,
+			IncompleteByType: map[string]int64{}, DroppedByReason: map[string]int64{},
+			DispatchDelay: benchDelays{Count: 3, P50: secs(2), P99: secs(3), Max: secs(3)}, Latency: wantLatency,
 			CPUSeconds: 0.3, CPUSecondsPer1000: 100, // 0.3 s / 3 · 1000
 		},
 	}, {
@@ -102,7 +103,8 @@ func TestNewBenchReport(t *testing.T) {
 		run:  benchRun{Rate: 10, Window: time.Second, Scheduled: 1, Dropped: map[probe.DropReason]int64{probe.DropShutdown: 1}},
 		want: benchReport{
 			RequestedRate: 10, WindowSeconds: 1, Scheduled: 1, RateError: -1,
-			ErroredByType: map[string]int64{}, Dropped: 1, DroppedByReason: map[string]int64{"shutdown": 1},
+			ErroredByType: map[string]int64{}, IncompleteByType: map[string]int64{},
+			Dropped: 1, DroppedByReason: map[string]int64{"shutdown": 1},
 		},
 	}}
 	for _, tc := range tests {
@@ -225,5 +227,19 @@ func TestBenchInvalidTarget(t *testing.T) {
 	err := Run(context.Background(), args, &stdout, &stderr, nil)
 	if !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), "base_url") {
 		t.Fatalf("err = %v, want an invalid configuration naming base_url", err)
+	}
+}
+
+// A request llmprober could not carry out is incomplete of its own type,
+// shown apart from the requests cancelled at the end.
+func TestBenchReportProberFailures(t *testing.T) {
+	r := newBenchReport(benchRun{Rate: 1, Window: time.Second})
+	r.count(benchSample{Outcome: probe.Incomplete, ErrorType: probe.ErrorProber})
+	r.count(benchSample{Outcome: probe.Incomplete, ErrorType: probe.ErrorCanceled})
+	var b strings.Builder
+	r.writeText(&b, "t")
+	want := "  incomplete       2 (canceled: in flight at the end; prober: llmprober out of a resource: canceled 1, prober 1)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report:\n%s\nwant the line %q", b.String(), want)
 	}
 }

@@ -15,13 +15,7 @@ import (
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
-	"github.com/llmprober/llmprober/slo"
-	"github.com/prometheus/exporter-toolkit/web"
-	"go.opentelemetry.io/otel"
 )
-
-// shutdownTimeout bounds the final OTLP flush and HTTP server shutdown.
-const shutdownTimeout = 10 * time.Second
 
 // daemon is one running llmprober: its metrics, HTTP server and probers.
 type daemon struct {
@@ -31,22 +25,31 @@ type daemon struct {
 	windows  *exporter.Windows
 	server   *exporter.Server
 	targets  []*wired
+	// flushTimeout bounds the final OTLP flush.
+	flushTimeout time.Duration
+	// maxConns is the HTTP server's connection cap.
+	maxConns int
 }
 
-// newDaemon wires every configured target to one exporter.
+// newDaemon wires every configured target to one exporter, whose
+// OpenTelemetry errors and SDK messages go to logger, redacted and
+// rate-limited.
 func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, webConfig string, getenv func(string) string) (*daemon, error) {
-	infos := make([]exporter.Target, len(cfg.Targets))
-	var objectives []slo.Objective
-	for i := range cfg.Targets {
-		infos[i] = exporterTarget(&cfg.Targets[i])
-		objectives = append(objectives, infos[i].Objectives...)
-	}
-	metrics, err := exporter.NewMetrics(ctx, exporter.Options{Version: buildVersion(), Revision: revision, Getenv: getenv,
-		ExtraBoundaries: exporter.SLOBoundaries(objectives)})
+	opts, budget, err := metricsOptions(cfg, getenv, logger)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{logger: logger, metrics: metrics}
+	if err := checkBudget(cfg, budget); err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	opts.Errors = exporter.NewErrorLog(logger, getenv, nil)
+	opts.Errors.Install()
+	metrics, err := exporter.NewMetrics(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	infos := exporterTargets(cfg)
+	d := &daemon{logger: logger, metrics: metrics, flushTimeout: exporter.FlushTimeout(getenv)}
 	if d.observer, err = exporter.NewObserver(metrics, infos); err != nil {
 		return nil, errors.Join(err, d.close())
 	}
@@ -67,8 +70,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, logger *slog.Logger, web
 		}
 		d.targets = append(d.targets, w)
 	}
+	d.maxConns = serverConnections(openFileLimit(), cfg.Targets)
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		Metrics: metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: webConfig, Version: buildVersion(), Logger: logger,
+		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
 	})
 	d.windows.Register(d.server)
 	return d, nil
@@ -86,12 +91,15 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(l) }()
 
+	// Before any probe: every counter's first OTLP sample is 0.
+	d.metrics.ExportStart(ctx)
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, t := range d.targets {
 		wg.Go(func() { _ = t.prober.Run(probeCtx) })
 	}
-	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String())
+	d.logger.Info("probing", "targets", len(d.targets), "listen", l.Addr().String(),
+		"max_connections", d.maxConns)
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -103,14 +111,17 @@ func (d *daemon) run(ctx context.Context, listen string, stdout io.Writer) error
 	return errors.Join(runErr, d.close())
 }
 
-// close flushes and shuts down everything newDaemon built.
+// close shuts down everything newDaemon built: first the HTTP server,
+// within its own bound (exporter.ServerLimits.ShutdownTimeout), after
+// which clients still connected are cut; then the final OTLP flush, within
+// flushTimeout.
 func (d *daemon) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
 	var errs []error
 	if d.server != nil {
-		errs = append(errs, d.server.Shutdown(ctx))
+		errs = append(errs, d.server.Shutdown(context.Background()))
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.flushTimeout)
+	defer cancel()
 	// The final OTLP flush reads the observer's gauges: shut the meter
 	// provider down before unregistering them.
 	errs = append(errs, d.metrics.Shutdown(ctx))
@@ -171,18 +182,23 @@ func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
 // runCmd is "llmprober run".
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
 	var f commonFlags
-	if err := parseFlags(newFlagSet("run", stderr, &f, true, true), args); err != nil {
+	var sf shardFlags
+	fs := newFlagSet("run", stderr, &f, true, true)
+	addShardFlags(fs, &sf, environ)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := resolve(f, environ)
+	cfg, err := resolveShard(f, sf, environ, f.webConfig)
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(cfg.Check(), validateServing(f.webConfig, getenv(environ))); err != nil {
-		return fmt.Errorf("%w:\n%w", errInvalid, err)
-	}
 	logger := newLogger(stderr, cfg.LogLevel)
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("OpenTelemetry export failed", "err", err) }))
+	if sf.shards > 1 {
+		logger.Info("probing one shard of the targets", "shard", sf.shard, "shards", sf.shards, "targets", len(cfg.Targets))
+	}
+	if len(cfg.Targets) == 0 {
+		logger.Warn("no target hashes to this shard; serving metrics only", "shard", sf.shard, "shards", sf.shards)
+	}
 	d, err := newDaemon(ctx, cfg, logger, f.webConfig, getenv(environ))
 	if err != nil {
 		return err
@@ -190,24 +206,57 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	return d.run(ctx, cfg.ListenAddress, stdout)
 }
 
-// checkCmd is "llmprober check": every problem is listed, one per line.
-func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
-	var f commonFlags
-	if err := parseFlags(newFlagSet("check", stderr, &f, true, false), args); err != nil {
-		return err
+// resolveShard reads and checks the configuration, then keeps the targets
+// of the shard sf selects.
+func resolveShard(f commonFlags, sf shardFlags, environ map[string]string, webConfig string) (*config.Config, error) {
+	if err := sf.validate(environ); err != nil {
+		return nil, fmt.Errorf("%w: %w", errInvalid, err)
 	}
 	cfg, err := resolve(f, environ)
 	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(cfg.Check(), validateServing(webConfig, getenv(environ))); err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	sf.apply(cfg)
+	return cfg, nil
+}
+
+// checkCmd is "llmprober check": every problem is listed, one per line;
+// a valid configuration's series budget is printed, and one above
+// series_limit is refused with its numbers.
+func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	var f commonFlags
+	var sf shardFlags
+	fs := newFlagSet("check", stderr, &f, true, false)
+	addShardFlags(fs, &sf, environ)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := errors.Join(cfg.Check(), validateServing("", getenv(environ))); err != nil {
+	cfg, err := resolveShard(f, sf, environ, "")
+	if err != nil {
+		return err
+	}
+	_, budget, err := metricsOptions(cfg, getenv(environ), nil)
+	if err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	if err := checkBudget(cfg, budget); err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	names := make([]string, len(cfg.Targets))
 	for i, t := range cfg.Targets {
 		names[i] = t.Name
 	}
+	if sf.shards > 1 {
+		fmt.Fprintf(stdout, "shard %d of %d (0-based): ", sf.shard, sf.shards)
+	}
 	fmt.Fprintf(stdout, "configuration is valid: %d target(s): %s\n", len(names), strings.Join(names, ", "))
+	printBudget(stdout, cfg, budget)
+	for _, w := range dashboardGaps(cfg) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	return nil
 }
 
@@ -216,7 +265,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 func validateServing(webConfig string, getenv func(string) string) error {
 	var errs []error
 	if webConfig != "" {
-		if err := web.Validate(webConfig); err != nil {
+		if err := exporter.CheckWebConfig(webConfig); err != nil {
 			errs = append(errs, fmt.Errorf("--web-config-file %s: %w", webConfig, err))
 		}
 	}

@@ -205,6 +205,21 @@ type prometheus struct{ base string }
 // Prometheus is ready. Cleanup kills it.
 func startPrometheus(t *testing.T, bin, target, other string) *prometheus {
 	t.Helper()
+	return runPrometheus(t, bin, fmt.Sprintf(`scrape_configs:
+  - job_name: llmprober
+    static_configs:
+      - {targets: [%[1]q], labels: {instance: llmprober-a}}
+      - {targets: [%[1]q], labels: {instance: llmprober-b}}
+  - job_name: other
+    static_configs: [{targets: [%[2]q]}]
+`, target, other))
+}
+
+// runPrometheus starts bin with the scrape configuration scrape, scraping
+// and evaluating the bundled rules every scrapeInterval, and waits until it
+// is ready. Cleanup kills it.
+func runPrometheus(t *testing.T, bin, scrape string) *prometheus {
+	t.Helper()
 	dir := t.TempDir()
 	rules, err := filepath.Abs(filepath.Join("..", "..", "deploy", "llmprober-rules.yml"))
 	if err != nil {
@@ -212,14 +227,7 @@ func startPrometheus(t *testing.T, bin, target, other string) *prometheus {
 	}
 	cfg := fmt.Sprintf(`global: {scrape_interval: %[1]s, scrape_timeout: %[1]s, evaluation_interval: %[1]s}
 rule_files: [%[2]q]
-scrape_configs:
-  - job_name: llmprober
-    static_configs:
-      - {targets: [%[3]q], labels: {instance: llmprober-a}}
-      - {targets: [%[3]q], labels: {instance: llmprober-b}}
-  - job_name: other
-    static_configs: [{targets: [%[4]q]}]
-`, scrapeInterval, rules, target, other)
+`, scrapeInterval, rules) + scrape
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, envir
 	defer s.Close()
 	cfg := demoConfig(s.URL() + "/v1")
 	env, err := config.FromEnv(environ)
+	if err == nil {
+		err = env.CheckUnknown(nil)
+	}
 	if err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}

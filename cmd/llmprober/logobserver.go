@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 )
 
@@ -13,30 +14,39 @@ import (
 const errorLogInterval = time.Minute
 
 // logObserver writes what an operator needs to see in the logs: start-up gate
-// changes with the last readiness failure, and errored requests, at most one
-// line per target and error type per errorLogInterval.
+// changes with the last readiness failure, errored requests, at most one
+// line per target and error type per errorLogInterval, and dropped probes,
+// at most one line per target and reason per errorLogInterval.
 type logObserver struct {
 	logger *slog.Logger
 	now    func() time.Time
+	errors *exporter.LogLimiter[errorKey]
+	drops  *exporter.LogLimiter[dropKey]
 
 	mu         sync.Mutex
 	state      map[string]probe.TargetState
 	gateErr    map[string]string
 	gateLogged map[string]time.Time
-	lastLogged map[errorKey]time.Time
-	suppressed map[errorKey]int
 }
 
+// errorKey is what an errored request's log line is limited by.
 type errorKey struct {
 	target string
 	typ    probe.ErrorType
 }
 
+// dropKey is what a dropped probe's log line is limited by.
+type dropKey struct {
+	target string
+	reason probe.DropReason
+}
+
 func newLogObserver(logger *slog.Logger, now func() time.Time) *logObserver {
 	return &logObserver{
 		logger: logger, now: now,
-		state: map[string]probe.TargetState{}, gateErr: map[string]string{}, gateLogged: map[string]time.Time{},
-		lastLogged: map[errorKey]time.Time{}, suppressed: map[errorKey]int{},
+		errors: exporter.NewLogLimiter[errorKey](errorLogInterval, now),
+		drops:  exporter.NewLogLimiter[dropKey](errorLogInterval, now),
+		state:  map[string]probe.TargetState{}, gateErr: map[string]string{}, gateLogged: map[string]time.Time{},
 	}
 }
 
@@ -62,8 +72,21 @@ func (l *logObserver) readinessFailed(target string, err error) {
 // Scheduled implements probe.Observer.
 func (*logObserver) Scheduled(string) {}
 
-// Dropped implements probe.Observer.
-func (*logObserver) Dropped(string, probe.DropReason) {}
+// Dropped implements probe.Observer: a drop for a full queue is logged,
+// the first at once, then at most one line per target per
+// errorLogInterval, each with the drops since the last line (itself
+// included); drops at shutdown are expected and not logged.
+func (l *logObserver) Dropped(target string, reason probe.DropReason) {
+	if reason == probe.DropShutdown {
+		return
+	}
+	held, ok := l.drops.Allow(dropKey{target, reason})
+	if !ok {
+		return
+	}
+	l.logger.Warn("probes dropped: the backlog is full (max_queue); raise max_concurrency or max_queue, or lower the rate",
+		"target", target, "reason", reason, "dropped_since_last_log", held+1)
+}
 
 // Started implements probe.Observer.
 func (*logObserver) Started(string) {}
@@ -88,22 +111,31 @@ func (l *logObserver) State(target string, state probe.TargetState, waited time.
 	}
 }
 
-// Finished implements probe.Observer: errored requests are logged, rate-limited.
+// Finished implements probe.Observer: errored requests, and requests the
+// prober could not carry out for want of a resource of its own, are
+// logged, rate-limited.
 func (l *logObserver) Finished(rec *probe.Record) {
-	if rec.Outcome != probe.Errored {
+	if !probe.Failed(rec.Outcome, rec.ErrorType) {
 		return
 	}
-	k := errorKey{rec.Target, rec.ErrorType}
-	now := l.now()
-	l.mu.Lock()
-	if last, ok := l.lastLogged[k]; ok && now.Sub(last) < errorLogInterval {
-		l.suppressed[k]++
-		l.mu.Unlock()
+	n, ok := l.errors.Allow(errorKey{rec.Target, rec.ErrorType})
+	if !ok {
 		return
 	}
-	n := l.suppressed[k]
-	l.lastLogged[k], l.suppressed[k] = now, 0
-	l.mu.Unlock()
-	l.logger.Warn("request errored", "target", rec.Target, "error_type", rec.ErrorType,
-		"http_status", rec.HTTPStatus, "error", rec.Error, "similar_errors_not_logged", n)
+	attrs := []any{"target", rec.Target, "error_type", rec.ErrorType, "http_status", rec.HTTPStatus}
+	if rec.ErrorCode.Kind != probe.CodeNone {
+		attrs = append(attrs, "error_code", rec.ErrorCode.String())
+	}
+	attrs = append(attrs, "error", rec.Error)
+	if rec.UsageInconsistent {
+		attrs = append(attrs, "usage_inconsistent", true)
+	}
+	if rec.TokensClamped {
+		attrs = append(attrs, "tokens_clamped", true)
+	}
+	msg := "request errored"
+	if rec.ErrorType == probe.ErrorProber {
+		msg = "request not carried out: llmprober itself is out of a resource; not counted against the target"
+	}
+	l.logger.Warn(msg, append(attrs, "similar_errors_not_logged", n)...)
 }

@@ -74,3 +74,66 @@ func TestLogObserverReadinessFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestLogObserverDrops: the first drop for a full queue is logged at once,
+// the next ones at most once a minute per target with the drops since the
+// last line; drops at shutdown are not logged.
+func TestLogObserverDrops(t *testing.T) {
+	var buf syncBuffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l.Dropped("a", probe.DropQueueFull) // logged: 1
+	for range 127 {
+		now = now.Add(100 * time.Millisecond)
+		l.Dropped("a", probe.DropQueueFull) // held back
+	}
+	l.Dropped("b", probe.DropQueueFull) // another target: logged: 1
+	l.Dropped("a", probe.DropShutdown)  // not logged
+	now = now.Add(time.Minute)
+	l.Dropped("a", probe.DropQueueFull) // logged: 127 held + this one
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"target=a reason=queue_full dropped_since_last_log=1", "target=b reason=queue_full dropped_since_last_log=1",
+		"target=a reason=queue_full dropped_since_last_log=128"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) || !strings.Contains(lines[i], "level=WARN") {
+			t.Errorf("line %d = %s, want %s", i, lines[i], w)
+		}
+	}
+}
+
+// TestLogObserverErrorCodeAndUsage: the error line carries the server's
+// error code and the usage flags when the record has them, and neither
+// when it has not; a number code is written as it is, a string code in
+// JSON quotes, another value as its JSON text, so 400 and "400" differ.
+func TestLogObserverErrorCodeAndUsage(t *testing.T) {
+	var buf syncBuffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l.Finished(&probe.Record{Target: "a", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200,
+		ErrorCode: probe.ErrorCode{Text: "400", Kind: probe.CodeNumber}, Error: "stream error: too long", UsageInconsistent: true, TokensClamped: true})
+	l.Finished(&probe.Record{Target: "b", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200, Error: "x"})
+	l.Finished(&probe.Record{Target: "c", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200,
+		ErrorCode: probe.ErrorCode{Text: "400", Kind: probe.CodeString}, Error: "y"})
+	l.Finished(&probe.Record{Target: "d", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200,
+		ErrorCode: probe.ErrorCode{Text: `{"x":1}`, Kind: probe.CodeOther}, Error: "z"})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []string{
+		`target=a error_type=stream_error http_status=200 error_code=400 error="stream error: too long" usage_inconsistent=true tokens_clamped=true similar_errors_not_logged=0`,
+		"", // checked below
+		`target=c error_type=stream_error http_status=200 error_code="\"400\"" error=y similar_errors_not_logged=0`,
+		`target=d error_type=stream_error http_status=200 error_code="{\"x\":1}" error=z similar_errors_not_logged=0`,
+	} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %q lacks %q", lines[i], want)
+		}
+	}
+	if strings.Contains(lines[1], "error_code") || strings.Contains(lines[1], "usage_inconsistent") {
+		t.Errorf("line %q has a code or a flag it should not", lines[1])
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -17,7 +18,21 @@ func main() {
 	// SIGHUP, which by default kills the process, must not lose the final
 	// flush: it is ignored until configuration reload exists.
 	signal.Ignore(syscall.SIGHUP)
-	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ()) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// From now on a second signal ends the process at once.
+		stop()
+		select {
+		case err = <-done:
+		case <-time.After(stopGrace(os.Args[1:], os.Getenv)):
+			fmt.Fprintln(os.Stderr, "llmprober: stopped by a signal")
+			os.Exit(1)
+		}
+	}
 	stop()
 	if err != nil {
 		if !errors.Is(err, errUsage) && !errors.Is(err, errHelp) {

@@ -24,7 +24,8 @@ func TestRunRealtimeTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	cfg := fmt.Sprintf(`targets:
+	cfg := fmt.Sprintf(`window_gauges: {export: [means, rates]}
+targets:
   - name: ws
     base_url: %[1]s/v1
     model: sim-model

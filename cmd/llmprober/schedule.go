@@ -18,7 +18,7 @@ func newSchedule(t *config.Target) (probe.Strategy, probe.Workload, error) {
 	if s.Strategy == config.StrategyTrace {
 		return newReplay(&s.Trace, seed)
 	}
-	strategy, err := newStrategy(s)
+	strategy, err := newStrategy(s, t.Name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,8 +29,9 @@ func newSchedule(t *config.Target) (probe.Strategy, probe.Workload, error) {
 	return strategy, workload, nil
 }
 
-// newStrategy builds every strategy but trace replay.
-func newStrategy(s *config.Schedule) (probe.Strategy, error) {
+// newStrategy builds every strategy but trace replay; the open-loop ones
+// of target name start at its spread phase (see spread).
+func newStrategy(s *config.Schedule, name string) (probe.Strategy, error) {
 	switch s.Strategy {
 	case config.StrategySynchronous:
 		return withBackoff(probe.NewSynchronous(), nil, s.ErrorBackoff)
@@ -41,11 +42,28 @@ func newStrategy(s *config.Schedule) (probe.Strategy, error) {
 		c, err := probe.NewThroughput(s.MaxConcurrency)
 		return withBackoff(c, err, s.ErrorBackoff)
 	case config.StrategyConstant:
-		return probe.NewConstant(s.Rate, s.Rampup)
+		c, err := probe.NewConstant(s.Rate, s.Rampup)
+		return spread(c, err, name, s.Rate)
 	case config.StrategyPoisson:
-		return probe.NewPoisson(s.Rate, seedOr(s.Seed))
+		p, err := probe.NewPoisson(s.Rate, seedOr(s.Seed))
+		return spread(p, err, name, s.Rate)
 	}
 	return nil, fmt.Errorf("unknown strategy %q", s.Strategy)
+}
+
+// maxSpread bounds the interval over which spread spreads targets, and so
+// the wait for a slow target's first request.
+const maxSpread = time.Hour
+
+// spread shifts open-loop strategy o of target name at rate requests per
+// second by the target's phase within its first interval (1/rate, at most
+// maxSpread), so that targets at one rate do not all send at once.
+func spread(o probe.Strategy, err error, name string, rate float64) (probe.Strategy, error) {
+	if err != nil {
+		return nil, err
+	}
+	interval := time.Duration(min(float64(time.Second)/rate, float64(maxSpread)))
+	return probe.Phased{Strategy: o, Phase: probe.SpreadPhase(name, interval)}, nil
 }
 
 // withBackoff sets the pause of closed-loop strategy c after an error.

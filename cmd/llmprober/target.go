@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -61,7 +59,7 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
 		Workload:       workload,
 		MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
-		Gate: newGate(t, client, header, func(err error) { logs.readinessFailed(t.Name, err) }),
+		Gate: newGate(t, client, header, secrets, func(err error) { logs.readinessFailed(t.Name, err) }),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
@@ -94,9 +92,16 @@ func newBackend(t *config.Target, client *http.Client, header http.Header, secre
 	})
 }
 
+// maxResponseHeaderBytes bounds the status line and headers of a response
+// to a probe or a readiness check.
+const maxResponseHeaderBytes = 64 << 10
+
 // newClient returns the target's own HTTP client: its TLS settings, a pool
 // sized to its concurrency, no transparent compression (it would delay
-// streamed chunks), and the proxy from the standard environment variables.
+// streamed chunks), response headers of at most maxResponseHeaderBytes,
+// the proxy from the standard environment variables, and no redirect ever
+// followed (a user of the client that may follow them sets its own policy,
+// see redirectPolicy).
 func newClient(t *config.Target) (*http.Client, error) {
 	tlsConfig, err := t.TLSConfig()
 	if err != nil {
@@ -111,23 +116,32 @@ func newClient(t *config.Target) (*http.Client, error) {
 		IdleConnTimeout:     idleConnTimeout,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   true,
+		// Covers the status line too: a 500 KB reason phrase is refused.
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 	}
-	return &http.Client{Transport: transport}, nil
+	return &http.Client{Transport: transport, CheckRedirect: redirectPolicy(false, "")}, nil
 }
 
 // requestHeader returns the headers of every request to t (User-Agent, tag,
-// extra headers, credentials) and the secret values to redact.
+// extra headers, credentials) and the secret values to redact: the key,
+// and the value of any header whose name looks like a credential's
+// (config.CredentialHeader), which a validated configuration rejects but
+// one built in code may hold.
 func requestHeader(t *config.Target) (http.Header, []string, error) {
 	h := http.Header{}
 	h.Set("User-Agent", "llmprober/"+buildVersion())
+	var secrets []string
 	for k, v := range t.Headers {
 		h.Set(k, v)
+		if _, ok := config.CredentialHeader(k); ok {
+			secrets = append(secrets, v)
+		}
 	}
 	if t.Tag != "" {
 		h.Set(tagHeader, t.Tag)
 	}
 	if t.Auth.APIKeyEnv == "" && t.Auth.APIKeyFile == "" {
-		return h, nil, nil
+		return h, secrets, nil
 	}
 	key, err := t.APIKey()
 	if err != nil {
@@ -139,69 +153,13 @@ func requestHeader(t *config.Target) (http.Header, []string, error) {
 	} else {
 		h.Set(name, key)
 	}
-	return h, []string{key}, nil
-}
-
-// newGate returns the target's readiness gate, or nil when disabled; failed
-// checks are passed to onFail.
-func newGate(t *config.Target, client *http.Client, header http.Header, onFail func(error)) *probe.Gate {
-	if t.Readiness.Path == "none" {
-		return nil
-	}
-	u := readinessURL(t.BaseURL, t.Readiness.Path)
-	timeout := t.Readiness.Timeout
-	return &probe.Gate{
-		Interval:       t.Readiness.Interval,
-		StartupTimeout: t.Readiness.StartupTimeout,
-		Check: func(ctx context.Context) error {
-			err := checkReady(ctx, client, u, header, timeout)
-			if err != nil {
-				onFail(err)
-			}
-			return err
-		},
-	}
-}
-
-// readinessURL resolves path: absolute paths against the base URL's origin,
-// relative ones below the base URL.
-func readinessURL(base, path string) string {
-	if strings.HasPrefix(path, "/") {
-		u, err := url.Parse(base)
-		if err != nil {
-			return base + path
-		}
-		u.Path, u.RawQuery = path, ""
-		return u.String()
-	}
-	return strings.TrimSuffix(base, "/") + "/" + path
-}
-
-// checkReady answers nil when GET u returns a 2xx status within timeout.
-func checkReady(ctx context.Context, client *http.Client, u string, header http.Header, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return fmt.Errorf("could not build readiness request: %w", err)
-	}
-	req.Header = header.Clone()
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("could not check readiness: %w", err)
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("readiness check answered %s", resp.Status)
-	}
-	return nil
+	return h, append(secrets, key), nil
 }
 
 // exporterTarget is what the exporter shows and labels of t.
 func exporterTarget(t *config.Target) exporter.Target {
 	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider,
-		Objectives: slo.ForTarget(t)}
+		Objectives: slo.ForTarget(t), ClosedLoop: !t.Schedule.ArrivalSchedule(), Conversations: t.MayConverse()}
 	if u, err := url.Parse(t.BaseURL); err == nil {
 		info.ServerAddress = u.Hostname()
 		info.ServerPort, _ = strconv.Atoi(u.Port())

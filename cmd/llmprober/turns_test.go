@@ -146,8 +146,11 @@ func checkSynchronous(t *testing.T, fams map[string]*dto.MetricFamily) {
 			t.Errorf("sync: %s has %d samples; a closed loop has no arrival schedule", family, n)
 		}
 	}
-	if n, _ := histogram(fams, "llmprober_generation_delay_seconds", lbl); n == 0 {
-		t.Error("sync: no generation delay: every single-turn request is a conversation of one turn")
+	// Without conversations there are no conversation series at all.
+	for _, family := range []string{"llmprober_generation_delay_seconds", "llmprober_think_time_seconds"} {
+		if hasSeries(fams, family, lbl) {
+			t.Errorf("sync: %s has a series, but the target has no conversations", family)
+		}
 	}
 }
 

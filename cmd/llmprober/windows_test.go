@@ -47,6 +47,7 @@ func TestRunWindows(t *testing.T) {
 	s := startSim(t)
 	cfg := fmt.Sprintf(`windows: [1m, 5m]
 confidence: 0.9
+window_gauges: {export: [percentiles, means, rates, slo], percentiles: [p50, p99]}
 targets:
   - name: win
     base_url: %s/v1
@@ -113,6 +114,12 @@ targets:
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	// Families and levels left out of window_gauges are not exported.
+	for _, absent := range []string{`llmprober_window_tokens_mean{`, `_ci_lower`, `percentile="p90"`} {
+		if strings.Contains(metrics, absent) {
+			t.Errorf("/metrics has %s, which window_gauges leaves out", absent)
 		}
 	}
 	if code, body := r.get(t, "/api/v1/targets/nope/windows/1m"); code != http.StatusNotFound || !strings.Contains(body, `"error"`) {

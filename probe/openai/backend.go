@@ -10,10 +10,10 @@ import (
 
 // exchange is the state of one request and its response.
 type exchange struct {
-	req *probe.Request
-	rec *probe.Record
-	tok tokens
-	tr  *tracer
+	req   *probe.Request
+	rec   *probe.Record
+	usage probe.Usage
+	tr    *tracer
 }
 
 // Do sends req and returns its record; see probe.Backend.
@@ -27,7 +27,7 @@ func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
 	err := b.do(rctx, cancel, x)
 	x.rec.HTTP = x.tr.snapshot()
 	b.finish(ctx, rctx, x.rec, err)
-	x.tok.apply(x.rec, req)
+	x.usage.Apply(x.rec, probe.Sent{PromptTokens: req.PromptTokens, Prompt: req.PromptTokens > 0, MaxOutputTokens: req.MaxOutputTokens})
 	return x.rec
 }
 

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/llmprober/llmprober/probe"
@@ -11,42 +12,64 @@ import (
 // completions choices[].text.
 type chunk struct {
 	Choices []choice        `json:"choices"`
-	Usage   *usage          `json:"usage"`
+	Usage   json.RawMessage `json:"usage"`
 	Error   json.RawMessage `json:"error"`
+	// Type and Object are "error" in the error reports of some servers
+	// ({"type":"error",…}, vLLM's {"object":"error","message":…,"code":…}).
+	Type   json.RawMessage `json:"type"`
+	Object json.RawMessage `json:"object"`
+	// Message and Detail are the members of a bare error report, one
+	// without choices ({"message":…,"code":…}, FastAPI's {"detail":…}).
+	Message json.RawMessage `json:"message"`
+	Detail  json.RawMessage `json:"detail"`
 }
 
 type choice struct {
-	Delta        delta   `json:"delta"`
-	Message      delta   `json:"message"`
-	Text         string  `json:"text"`
-	FinishReason *string `json:"finish_reason"`
+	Delta        delta           `json:"delta"`
+	Message      delta           `json:"message"`
+	Text         probe.Text      `json:"text"`
+	FinishReason *string         `json:"finish_reason"`
+	Error        json.RawMessage `json:"error"`
 }
 
+// delta is a chat chunk's delta or a chat response's message.
 type delta struct {
-	Content          string            `json:"content"`
-	ReasoningContent string            `json:"reasoning_content"`
-	Reasoning        string            `json:"reasoning"`
+	Content          probe.Text        `json:"content"`
+	Refusal          probe.Text        `json:"refusal"`
+	ReasoningContent probe.Text        `json:"reasoning_content"`
+	Reasoning        probe.Text        `json:"reasoning"`
 	ToolCalls        []json.RawMessage `json:"tool_calls"`
+	FunctionCall     json.RawMessage   `json:"function_call"`
 }
 
+// usage is a usage report.
 type usage struct {
-	PromptTokens     *int `json:"prompt_tokens"`
-	CompletionTokens *int `json:"completion_tokens"`
+	PromptTokens     probe.TokenCount `json:"prompt_tokens"`
+	CompletionTokens probe.TokenCount `json:"completion_tokens"`
 }
 
-// kinds reports whether the chunk is a token event (any content, reasoning,
-// tool call or text) and whether it carries visible output (content or text).
+// kinds reports whether the chunk is a token event (any content, refusal,
+// reasoning, tool call or text) and whether it carries visible output
+// (content, refusal or text). A whole response's message counts as its
+// delta.
 func (c *chunk) kinds() (token, visible bool) {
 	for _, ch := range c.Choices {
-		d := ch.Delta
-		if d.Content != "" || ch.Text != "" {
-			visible = true
-		}
-		if d.ReasoningContent != "" || d.Reasoning != "" || len(d.ToolCalls) > 0 {
-			token = true
+		for _, d := range []*delta{&ch.Delta, &ch.Message} {
+			if bool(d.Content || d.Refusal || ch.Text) {
+				visible = true
+			}
+			if bool(d.ReasoningContent || d.Reasoning) || len(d.ToolCalls) > 0 || present(d.FunctionCall) {
+				token = true
+			}
 		}
 	}
 	return token || visible, visible
+}
+
+// present reports whether a JSON value is there and not null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
 // finished reports whether any choice has a finish reason.
@@ -59,40 +82,53 @@ func (c *chunk) finished() bool {
 	return false
 }
 
-// tokens gathers the token counts of one response.
-type tokens struct {
-	prompt, output       int
-	hasPrompt, hasOutput bool // reported by the server's usage
-	counted              bool // output may be counted as token events (streaming)
+// serverError returns the error the chunk (data) reports, if any: an
+// "error" member that is set (probe.Truthy), at the top level or in a
+// choice; a "type" or "object" that is "error"; a choice whose
+// finish_reason is "error"; or, in a chunk without a "choices" member, a
+// "message" that is a non-empty string or a "detail" that is set (a bare
+// error report). Members that are not set (null, false, 0, "", [], {})
+// report nothing, as a client's `if error:` passes over them.
+func (c *chunk) serverError(data []byte) (probe.ServerError, bool) {
+	if probe.Truthy(c.Error) || isErrorKind(c.Type) || isErrorKind(c.Object) || c.bare() {
+		return probe.ParseServerError(data), true
+	}
+	for _, ch := range c.Choices {
+		if probe.Truthy(ch.Error) {
+			return probe.ParseServerError(ch.Error), true
+		}
+		if ch.FinishReason != nil && *ch.FinishReason == "error" {
+			return probe.ServerError{Message: `finish_reason "error"`}, true
+		}
+	}
+	return probe.ServerError{}, false
 }
 
-// add takes the counts of a usage report; a later report replaces an earlier
-// one (servers that report cumulative usage in every chunk are not summed).
-func (t *tokens) add(u *usage) {
-	if u == nil {
+// bare reports whether the chunk is a bare error report: no "choices"
+// member, and a non-empty "message" string or a "detail" that is set.
+func (c *chunk) bare() bool {
+	if c.Choices != nil {
+		return false
+	}
+	var msg string
+	return json.Unmarshal(c.Message, &msg) == nil && msg != "" || probe.Truthy(c.Detail)
+}
+
+// isErrorKind reports whether a "type" or "object" member is "error".
+func isErrorKind(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == "error"
+}
+
+// report passes the chunk's usage report, if any, to u.
+func (c *chunk) report(u *probe.Usage) {
+	if !present(c.Usage) {
 		return
 	}
-	if u.PromptTokens != nil && *u.PromptTokens >= 0 {
-		t.prompt, t.hasPrompt = *u.PromptTokens, true
+	var r usage
+	if json.Unmarshal(c.Usage, &r) != nil {
+		u.Malformed()
+		return
 	}
-	if u.CompletionTokens != nil && *u.CompletionTokens >= 0 {
-		t.output, t.hasOutput = *u.CompletionTokens, true
-	}
-}
-
-// apply sets the record's token counts: from usage when reported, else the
-// counted token events (streaming) and the workload's prompt length.
-func (t *tokens) apply(rec *probe.Record, req *probe.Request) {
-	switch {
-	case t.hasOutput:
-		rec.OutputTokens, rec.OutputTokensFrom = t.output, probe.TokensFromUsage
-	case t.counted:
-		rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, probe.TokensCounted
-	}
-	switch {
-	case t.hasPrompt:
-		rec.PromptTokens, rec.PromptTokensFrom = t.prompt, probe.TokensFromUsage
-	case req.PromptTokens > 0:
-		rec.PromptTokens, rec.PromptTokensFrom = req.PromptTokens, probe.TokensFromWorkload
-	}
+	u.Report(r.PromptTokens, r.CompletionTokens)
 }

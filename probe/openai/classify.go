@@ -26,13 +26,15 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 	var f *probe.Failure
 	switch {
 	case errors.As(err, &f):
-		rec.ErrorType = f.Type
+		rec.ErrorType, rec.ErrorCode = f.Type, b.redact.BoundCode(f.Code)
 	case parent.Err() != nil:
 		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorCanceled
 		err = fmt.Errorf("canceled: %w", context.Cause(parent))
 	case errors.Is(context.Cause(rctx), probe.ErrTimeout):
 		rec.ErrorType = probe.ErrorTimeout
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
+	case probe.ProberFailure(err):
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorProber
 	default:
 		rec.ErrorType = transportType(err, !rec.HTTP.GotConn.IsZero())
 	}
@@ -60,8 +62,5 @@ func (b *Backend) statusError(resp *http.Response) error {
 	case resp.StatusCode >= 500:
 		typ = probe.ErrorHTTP5xx
 	}
-	if msg := bodyMessage(readLimited(resp.Body)); msg != "" {
-		return probe.Failf(typ, "HTTP %d: %s", resp.StatusCode, msg)
-	}
-	return probe.Failf(typ, "HTTP %d", resp.StatusCode)
+	return serverFailure(typ, fmt.Sprintf("HTTP %d", resp.StatusCode), b.bodyError(resp.Body))
 }

@@ -3,20 +3,31 @@
 // request, reads the response (streamed as Server-Sent Events or whole), and
 // measures it into a probe.Record.
 //
-// In a stream, every data event except [DONE] is a chunk, timed when it has
+// In a stream, every data event except [DONE] and heartbeats (a payload
+// that is empty, blank or itself a comment) is a chunk, timed when it has
 // been parsed; events with a type other than "message" are ignored, except
 // "error". The stream ends successfully at [DONE] (the record's end), or at
 // a clean end of the body once a finish reason was seen. After [DONE], up to
 // 64 KiB of what follows is read and discarded so that the connection can be
-// reused. Token counts come from the last usage report, else (streams only)
-// from the number of token events.
+// reused. Token counts come from the last usage report (probe.Usage: an
+// inconsistent one is not taken), else (streams only) from the number of
+// token events. A stream is read up to MaxEvents events and MaxStreamBytes
+// bytes; the record's memory does not grow with them (probe.Gaps).
 //
 // Outcomes: a status ≥ 400 is http_429, http_4xx or http_5xx; any other
-// non-2xx status (redirects are never followed), an unexpected content type,
-// a malformed or truncated stream and an undecodable body are protocol
-// errors; an error inside a 200 stream is stream_error (inside a whole 200
-// body it is a protocol error). A cancelled parent context makes the request
-// incomplete; the backend's own timeout makes it errored with timeout; other
+// non-2xx status (redirects are never followed), a stream body that is
+// JSON (the server ignored stream: true) or neither SSE nor of type
+// text/event-stream, a malformed or truncated stream, a stream past its
+// limits and an undecodable body are protocol errors; an error inside a
+// 200 stream (an "error" event or field, a chunk with an "error" member
+// that is set (probe.Truthy) at its top level or in a choice, of type or
+// object "error", with a finish_reason "error", or a bare report without
+// choices: a "message" string or a "detail") is stream_error (inside a
+// whole 200 body it is a protocol error); the server's error code is kept
+// (probe.ParseServerError). A cancelled parent context makes the request
+// incomplete; the backend's own timeout makes it errored with timeout; a
+// transport failure for want of the prober's own resources (too many open
+// files, say: probe.ProberFailure) makes it incomplete with prober; other
 // transport failures are connection errors.
 package openai
 
@@ -46,6 +57,11 @@ const (
 	DefaultMaxEventBytes = sse.DefaultMaxEventBytes
 	// DefaultMaxBodyBytes is the default limit of a whole non-streamed response: 16 MiB.
 	DefaultMaxBodyBytes = 16 << 20
+	// DefaultMaxStreamBytes is the default limit of a streamed response: 1 GiB.
+	DefaultMaxStreamBytes = probe.MaxResponseBytes
+	// DefaultMaxEvents is the default limit of the events of one stream
+	// (heartbeats and ignored events included).
+	DefaultMaxEvents = probe.MaxResponseEvents
 )
 
 // Config configures a Backend.
@@ -86,6 +102,12 @@ type Config struct {
 	MaxEventBytes int
 	// MaxBodyBytes bounds a non-streamed response body in bytes; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxStreamBytes bounds a streamed response body in bytes; zero means
+	// DefaultMaxStreamBytes. A longer stream is a protocol error.
+	MaxStreamBytes int64
+	// MaxEvents bounds the events of one stream; zero means
+	// DefaultMaxEvents. One more is a protocol error.
+	MaxEvents int
 }
 
 // Backend sends requests to one OpenAI-compatible endpoint. It implements
@@ -158,7 +180,7 @@ func checkConfig(cfg *Config) error {
 			cfg.MaxTokensFields = append(cfg.MaxTokensFields, "max_completion_tokens")
 		}
 	}
-	if cfg.Timeout < 0 || cfg.MaxEventBytes < 0 || cfg.MaxBodyBytes < 0 {
+	if cfg.Timeout < 0 || cfg.MaxEventBytes < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxStreamBytes < 0 || cfg.MaxEvents < 0 {
 		return errors.New("timeout and size limits must not be negative")
 	}
 	if cfg.Clock == nil {
@@ -169,6 +191,12 @@ func checkConfig(cfg *Config) error {
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxStreamBytes == 0 {
+		cfg.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = DefaultMaxEvents
 	}
 	return nil
 }

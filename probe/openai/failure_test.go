@@ -101,7 +101,7 @@ func TestStreamFailures(t *testing.T) {
 				{ms(5), `{"error":{"message":"stream not supported"}}`},
 			}},
 			errType:  probe.ErrorProtocol,
-			errText:  `unexpected content type "application/json" for a stream: stream not supported`,
+			errText:  `server ignored stream: true: the body is JSON, not SSE: stream not supported`,
 			counts:   counts{outputFrom: probe.TokensCounted, prompt: 7, promptFrom: probe.TokensFromWorkload},
 			duration: ms(5),
 		},
@@ -197,8 +197,8 @@ func TestHTTPStatusErrors(t *testing.T) {
 			if d, ok := rec.Duration(); !ok || d != ms(40) {
 				t.Errorf("duration = %v, %v; want 40ms", d, ok)
 			}
-			if _, ok := rec.TTFT(); ok || len(rec.ChunkTimes) != 0 {
-				t.Errorf("an error response has TTFT or chunks: %v", rec.ChunkTimes)
+			if _, ok := rec.TTFT(); ok || rec.ChunkGaps.Chunks() != 0 {
+				t.Errorf("an error response has TTFT or %d chunks", rec.ChunkGaps.Chunks())
 			}
 		})
 	}

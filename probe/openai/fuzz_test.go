@@ -44,6 +44,17 @@ func FuzzResponse(f *testing.F) {
 		`{"choices":[{"message":{"content":"hi"}}],"usage":{"completion_tokens":3}}`,
 		`{"error":"x"}`,
 		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[1]}}]}\r\n\r\ndata: [DONE]",
+		// Heartbeats, non-standard fields, content parts, odd usage.
+		"data:\n\ndata: \n\ndata: : keepalive\n\n: ping\n\nevent: ping\n\n" + content("a") + done,
+		"error: {\"code\":400,\"message\":\"" + fuzzSecret + "\"}\n\ndata: [DONE]\n\n",
+		"event: error\n\n" + data(`{"type":"error","message":"m","code":"c"}`) + data(`{"object":"error","code":500}`),
+		chatDelta(`{"content":[{"type":"text","text":"a"},{"type":"image_url"}]}`) + data(`{"choices":[],"usage":{"completion_tokens":9223372036854775807,"prompt_tokens":-1}}`) + done,
+		data(`{"choices":[{"text":["a"]}],"usage":"n/a"}`) + data(`{}`) + done,
+		`{"choices":[{"message":{"content":[{"text":{"value":"v"}}],"refusal":null}}],"usage":{"completion_tokens":1e30}}`,
+		// Falsy and choice errors, bare reports, byte order marks, sniffed starts, typed codes.
+		"\xef\xbb\xbf" + data(`{"choices":[{"delta":{"content":"a"},"error":{}}],"error":false}`) + data(`{"choices":[{"finish_reason":"error"}]}`),
+		"\n\nda" + "ta: " + `{"detail":[1]}` + "\n\n" + data(`{"message":"m","code":{"k":"`+fuzzSecret+`"}}`),
+		"\xef\xbb\xbf" + `{"choices":[{"text":"a","error":0}],"usage":{"completion_tokens":2}}`,
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), i%2 == 0)
@@ -85,13 +96,22 @@ func checkRecord(t *testing.T, rec *probe.Record, stream bool) {
 	if strings.Contains(rec.Error, fuzzSecret) || utf8.RuneCountInString(rec.Error) > probe.MaxErrorChars || !utf8.ValidString(rec.Error) {
 		t.Fatalf("unsafe error text %q", rec.Error)
 	}
-	if rec.Iterations > len(rec.ChunkTimes) || (rec.Iterations == 0) != rec.FirstToken.IsZero() {
-		t.Fatalf("iterations %d, chunks %d, first token %v", rec.Iterations, len(rec.ChunkTimes), rec.FirstToken)
+	if rec.Iterations > rec.ChunkGaps.Chunks() || (rec.Iterations == 0) != rec.FirstToken.IsZero() {
+		t.Fatalf("iterations %d, chunks %d, first token %v", rec.Iterations, rec.ChunkGaps.Chunks(), rec.FirstToken)
 	}
-	if !stream && (len(rec.ChunkTimes) != 0 || rec.OutputTokensFrom == probe.TokensCounted) {
+	if !stream && (rec.ChunkGaps.Chunks() != 0 || rec.OutputTokensFrom == probe.TokensCounted) {
 		t.Fatalf("a response without a stream has chunks or counted tokens")
 	}
-	if rec.OutputTokens < 0 || rec.PromptTokens < 0 {
-		t.Fatalf("negative token counts %d, %d", rec.OutputTokens, rec.PromptTokens)
+	if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.OutputTokens > probe.MaxTokens || rec.PromptTokens > probe.MaxTokens {
+		t.Fatalf("token counts %d, %d outside [0, %d]", rec.OutputTokens, rec.PromptTokens, probe.MaxTokens)
+	}
+	if rec.OutputTokensFrom == probe.TokensCounted && rec.OutputTokens != rec.Iterations {
+		t.Fatalf("%d counted output tokens, %d token events", rec.OutputTokens, rec.Iterations)
+	}
+	if rec.OutputTokensFrom == probe.TokensFromUsage && rec.OutputTokens < rec.Iterations {
+		t.Fatalf("usage of %d output tokens taken below %d token events", rec.OutputTokens, rec.Iterations)
+	}
+	if strings.Contains(rec.ErrorCode.Text, fuzzSecret) || utf8.RuneCountInString(rec.ErrorCode.Text) > probe.MaxErrorCodeChars {
+		t.Fatalf("unsafe error code %q", rec.ErrorCode)
 	}
 }

@@ -154,7 +154,7 @@ type script struct {
 	clk         *clock.Fake
 	gate        *readGate
 	status      int    // default 200
-	contentType string // default text/event-stream
+	contentType string // default text/event-stream; noContentType for none
 	steps       []step
 	// afterLast, when set, runs after the last step has been handled (at
 	// once when there are no steps, before any response is sent).
@@ -163,11 +163,14 @@ type script struct {
 
 func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
-	ct := s.contentType
-	if ct == "" {
-		ct = "text/event-stream"
+	switch ct := s.contentType; ct {
+	case "":
+		w.Header().Set("Content-Type", "text/event-stream")
+	case noContentType:
+		w.Header()["Content-Type"] = nil // no header, and no sniffing by net/http
+	default:
+		w.Header().Set("Content-Type", ct)
 	}
-	w.Header().Set("Content-Type", ct)
 	if s.status != 0 {
 		w.WriteHeader(s.status)
 	}
@@ -187,6 +190,9 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.afterLast(r)
 }
+
+// noContentType is a script's content type for a response without one.
+const noContentType = "none"
 
 // startScript serves s to requests of the returned backend, which runs on
 // the script's fake clock.

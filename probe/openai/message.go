@@ -1,8 +1,7 @@
 package openai
 
 import (
-	"bytes"
-	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/llmprober/llmprober/probe"
@@ -11,10 +10,14 @@ import (
 // drainBytes bounds how much of an unwanted or error body is read, in bytes.
 const drainBytes = 64 << 10
 
-// readLimited reads at most drainBytes of body; a read failure keeps what arrived.
-func readLimited(body io.Reader) []byte {
-	data, _ := io.ReadAll(io.LimitReader(body, drainBytes))
-	return data
+// readLimited reads at most drainBytes of body; a read failure keeps what
+// arrived. cut reports that the body went on past the limit.
+func readLimited(body io.Reader) (data []byte, cut bool) {
+	data, _ = io.ReadAll(io.LimitReader(body, drainBytes+1))
+	if len(data) > drainBytes {
+		return data[:drainBytes], true
+	}
+	return data, false
 }
 
 // drain reads and discards at most drainBytes of body, so that a short
@@ -23,43 +26,26 @@ func drain(body io.Reader) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 }
 
-// bodyMessage returns the server's error message in an error response body:
-// the "error" member (object or string), else "message", else "detail";
-// for a body that is not JSON, the start of the body itself. The result is
-// not yet bounded nor redacted.
-func bodyMessage(data []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message json.RawMessage `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
+// bodyError reads at most drainBytes of an error or unexpected body and
+// returns the error it reports (see probe.ParseServerError; a body that is
+// not JSON is its own text). A body cut at the limit is redacted first,
+// its end too (probe.Redactor.Cut), so that no part of a key survives the
+// cut; the message is bounded later, when the record is made.
+func (b *Backend) bodyError(body io.Reader) probe.ServerError {
+	data, cut := readLimited(body)
+	if cut {
+		data = []byte(b.redact.Cut(string(data)))
 	}
-	if json.Unmarshal(data, &v) == nil {
-		for _, raw := range []json.RawMessage{v.Error, v.Message, v.Detail} {
-			if m := errorMessage(raw); m != "" {
-				return m
-			}
-		}
-	}
-	return string(bytes.TrimSpace(data[:min(len(data), 4*probe.MaxErrorChars)]))
+	return probe.ParseServerError(data)
 }
 
-// errorMessage returns the text of an error value: a string as it is, an
-// object's "message" (or the object's JSON when it has none), and any other
-// value's JSON; empty for an absent or null value.
-func errorMessage(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
+// serverFailure returns the failure of type typ that what describes,
+// followed by the server's message when there is one; it keeps the
+// server's error code.
+func serverFailure(typ probe.ErrorType, what string, e probe.ServerError) error {
+	msg := what
+	if e.Message != "" {
+		msg = fmt.Sprintf("%s: %s", what, e.Message)
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var obj struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
-		return obj.Message
-	}
-	return string(raw)
+	return &probe.Failure{Type: typ, Msg: msg, Code: e.Code}
 }

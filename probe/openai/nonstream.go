@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 )
 
 // readBody reads and decodes a whole (non-streamed) response. Only the token
-// counts are taken from it: without a stream there is no first token.
+// counts are taken from it: without a stream there is no first token. A
+// body that is not JSON but begins like SSE says so: the server streamed
+// although stream was false.
 func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, b.cfg.MaxBodyBytes+1))
 	if err != nil {
@@ -20,16 +23,21 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 	if int64(len(data)) > b.cfg.MaxBodyBytes {
 		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
+	data = probe.TrimBOM(data)
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return probe.Failf(probe.ErrorProtocol, "could not decode response: %v: %s", err, bodyMessage(data))
+		if startOf(bytes.TrimLeft(data, " \t\r\n")) == bodySSE {
+			return probe.Failf(probe.ErrorProtocol, "server ignored stream: false: the body is SSE, not JSON")
+		}
+		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))
 	}
-	if m := errorMessage(c.Error); m != "" {
-		return probe.Failf(probe.ErrorProtocol, "error in response: %s", m)
+	if e, ok := c.serverError(data); ok {
+		return serverFailure(probe.ErrorProtocol, "error in response", e)
 	}
 	if len(c.Choices) == 0 {
 		return probe.Failf(probe.ErrorProtocol, "response has no choices")
 	}
-	x.tok.add(c.Usage)
+	x.rec.OutputSeen, _ = c.kinds()
+	c.report(&x.usage)
 	return nil
 }

@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -15,16 +17,27 @@ import (
 
 // readStream reads a streamed response event by event as it arrives,
 // timing every chunk. It ends successfully at "data: [DONE]", or at a clean
-// end of the body after a finish reason.
+// end of the body after a finish reason. At most MaxStreamBytes of the
+// body and MaxEvents events are read. The body is read as SSE when its
+// Content-Type is text/event-stream, or when it begins like SSE whatever
+// its type (or none); a body that begins like JSON is a whole response to
+// the streamed request (see sniff).
 func (b *Backend) readStream(resp *http.Response, x *exchange) error {
-	x.tok.counted = true
+	x.usage.Streamed()
+	body := bufio.NewReader(&limitedBody{r: resp.Body, left: b.cfg.MaxStreamBytes})
 	ct := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		msg := bodyMessage(readLimited(resp.Body))
-		return probe.Failf(probe.ErrorProtocol, "unexpected content type %q for a stream: %s", ct, msg)
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch k := sniff(body); {
+	case k == bodyJSON:
+		return b.ignoredStream(body)
+	case mt == "text/event-stream", k == bodySSE:
+	case ct == "":
+		return serverFailure(probe.ErrorProtocol, "stream body is not SSE (no Content-Type)", b.bodyError(body))
+	default:
+		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("unexpected content type %q for a stream", ct), b.bodyError(body))
 	}
-	s := stream{rec: x.rec, tok: &x.tok}
-	r := sse.NewReader(resp.Body, b.cfg.MaxEventBytes)
+	s := stream{rec: x.rec, usage: &x.usage, maxEvents: b.cfg.MaxEvents}
+	r := sse.NewReader(body, b.cfg.MaxEventBytes)
 	for {
 		ev, err := r.Next()
 		switch {
@@ -34,6 +47,8 @@ func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 			return probe.Failf(probe.ErrorProtocol, "stream ended early: no [DONE] and no finish_reason")
 		case errors.Is(err, sse.ErrEventTooLarge):
 			return probe.Failf(probe.ErrorProtocol, "%v", err)
+		case errors.Is(err, errStreamTooLarge):
+			return probe.Failf(probe.ErrorProtocol, "stream longer than %d bytes: the response is cut off there", b.cfg.MaxStreamBytes)
 		case err != nil:
 			return err
 		}
@@ -50,45 +65,84 @@ func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 	}
 }
 
+// errStreamTooLarge is the read error of a body past its size limit.
+var errStreamTooLarge = errors.New("stream too large")
+
+// limitedBody reads r until left bytes have been read, then fails with
+// errStreamTooLarge if r has more.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		n, err := l.r.Read(one[:])
+		if n > 0 {
+			return 0, errStreamTooLarge
+		}
+		return 0, err
+	}
+	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+	l.left -= int64(n)
+	return n, err
+}
+
 // stream is the state of one stream being read.
 type stream struct {
-	rec      *probe.Record
-	tok      *tokens
-	finished bool // a finish reason was seen
+	rec       *probe.Record
+	usage     *probe.Usage
+	events    int
+	maxEvents int
+	finished  bool // a finish reason was seen
 }
 
 // event handles one event that arrived at now; it reports done at [DONE].
+// An "error" field (llama.cpp) or event type is a stream error; events of
+// other types are ignored; a message whose data is empty or itself a
+// comment is a heartbeat, skipped.
 func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
+	if s.events++; s.events > s.maxEvents {
+		return false, probe.Failf(probe.ErrorProtocol, "more than %d events in one stream", s.maxEvents)
+	}
+	if v, ok := ev.Lookup("error"); ok {
+		return false, streamError(probe.ParseServerError([]byte(v)))
+	}
 	switch ev.Type {
 	case "error":
-		if m := bodyMessage([]byte(ev.Data)); m != "" {
-			return false, probe.Failf(probe.ErrorStream, "stream error: %s", m)
-		}
-		return false, probe.Failf(probe.ErrorStream, "stream error event")
+		return false, streamError(probe.ParseServerError([]byte(ev.Data)))
 	case "", "message":
 	default:
 		return false, nil
 	}
-	if strings.TrimSpace(ev.Data) == "[DONE]" {
+	payload := strings.TrimSpace(ev.Data)
+	switch {
+	case payload == "" || payload[0] == ':':
+		return false, nil
+	case payload == "[DONE]":
 		return true, nil
 	}
+	return false, s.chunk(probe.TrimBOM([]byte(ev.Data)), now)
+}
+
+// chunk handles one data chunk that arrived at now.
+func (s *stream) chunk(data []byte, now time.Time) error {
 	rec := s.rec
-	rec.ChunkTimes = append(rec.ChunkTimes, now)
-	if rec.FirstChunk.IsZero() {
-		rec.FirstChunk = now
-	}
+	rec.AddChunk(now)
 	var c chunk
-	if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
-		return false, probe.Failf(probe.ErrorProtocol, "malformed stream chunk: %v", err)
+	if err := json.Unmarshal(data, &c); err != nil {
+		return probe.Failf(probe.ErrorProtocol, "malformed stream chunk: %v", err)
 	}
-	if m := errorMessage(c.Error); m != "" {
-		return false, probe.Failf(probe.ErrorStream, "stream error: %s", m)
+	if e, ok := c.serverError(data); ok {
+		return streamError(e)
 	}
-	s.tok.add(c.Usage)
+	c.report(s.usage)
 	s.finished = s.finished || c.finished()
 	token, visible := c.kinds()
 	if token {
 		rec.Iterations++
+		rec.OutputSeen = true
 		rec.LastToken = now
 		if rec.FirstToken.IsZero() {
 			rec.FirstToken = now
@@ -97,5 +151,14 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	if visible && rec.FirstOutputToken.IsZero() {
 		rec.FirstOutputToken = now
 	}
-	return false, nil
+	return nil
+}
+
+// streamError is the failure of an error the server reported in the
+// stream: "stream error: <message>", or "stream error event" without one.
+func streamError(e probe.ServerError) error {
+	if e.Message == "" {
+		return serverFailure(probe.ErrorStream, "stream error event", e)
+	}
+	return serverFailure(probe.ErrorStream, "stream error", e)
 }

@@ -32,7 +32,7 @@ type counts struct {
 
 func countsOf(r *probe.Record) counts {
 	return counts{
-		chunks: len(r.ChunkTimes), iterations: r.Iterations,
+		chunks: r.ChunkGaps.Chunks(), iterations: r.Iterations,
 		output: r.OutputTokens, outputFrom: r.OutputTokensFrom,
 		prompt: r.PromptTokens, promptFrom: r.PromptTokensFrom,
 	}
@@ -238,7 +238,7 @@ func TestStreamRecordIdentity(t *testing.T) {
 	if want := (identity{"t1", "chat", 4, true, 16}); got != want {
 		t.Fatalf("identity = %+v, want %+v", got, want)
 	}
-	if len(rec.ChunkTimes) != 1 || !rec.ChunkTimes[0].Equal(t0.Add(ms(1))) {
-		t.Fatalf("chunk times = %v, want [%v]", rec.ChunkTimes, t0.Add(ms(1)))
+	if rec.ChunkGaps.Chunks() != 1 || !rec.FirstChunk.Equal(t0.Add(ms(1))) {
+		t.Fatalf("%d chunks, the first at %v; want 1 at %v", rec.ChunkGaps.Chunks(), rec.FirstChunk, t0.Add(ms(1)))
 	}
 }

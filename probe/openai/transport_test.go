@@ -59,8 +59,8 @@ func TestTimeoutOnFakeClock(t *testing.T) {
 			if d, ok := rec.Duration(); !ok || d != time.Second {
 				t.Errorf("duration = %v, %v; want exactly the timeout, 1s", d, ok)
 			}
-			if rec.HTTPStatus != tt.status || len(rec.ChunkTimes) != tt.chunks {
-				t.Errorf("status = %d, chunks = %d; want %d, %d", rec.HTTPStatus, len(rec.ChunkTimes), tt.status, tt.chunks)
+			if rec.HTTPStatus != tt.status || rec.ChunkGaps.Chunks() != tt.chunks {
+				t.Errorf("status = %d, chunks = %d; want %d, %d", rec.HTTPStatus, rec.ChunkGaps.Chunks(), tt.status, tt.chunks)
 			}
 		})
 	}

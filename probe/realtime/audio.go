@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 // MaxAudioDuration bounds the audio of a file LoadWAV accepts; the
@@ -15,7 +15,8 @@ import (
 const MaxAudioDuration = 10 * time.Minute
 
 // maxWAVBytes bounds the size of an audio file read: MaxAudioDuration of
-// 16 kHz PCM16 mono (19,200,000 bytes) and 1 MiB of headers.
+// 16 kHz PCM16 mono (19,200,000 bytes) and 1 MiB of headers, the limit of
+// localfile.Audio.
 const maxWAVBytes = int64(MaxAudioDuration/time.Second)*SampleRate*bytesPerSample + 1<<20
 
 // ErrWAVFormat is wrapped by every error about a WAV file that is not
@@ -28,18 +29,13 @@ var ErrWAVFormat = errors.New("not a RIFF/WAVE file of PCM16 mono at 16 kHz")
 // samples are errors naming the file and wrapping ErrWAVFormat; longer
 // audio is an error naming the file and the limit.
 func LoadWAV(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("could not read audio file: %w", err)
-	}
-	defer func() { _ = f.Close() }()
-	b, err := io.ReadAll(io.LimitReader(f, maxWAVBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("could not read audio file %s: %w", path, err)
-	}
-	if int64(len(b)) > maxWAVBytes {
+	b, err := localfile.ReadFile(path, localfile.Audio)
+	switch {
+	case errors.Is(err, localfile.ErrTooLarge):
 		return nil, fmt.Errorf("audio file %s is larger than %d bytes: more than %v of PCM16 mono 16 kHz audio",
 			path, maxWAVBytes, MaxAudioDuration)
+	case err != nil:
+		return nil, fmt.Errorf("could not read audio: %w", err)
 	}
 	pcm, err := ParseWAV(b)
 	if err != nil {

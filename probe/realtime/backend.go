@@ -18,10 +18,11 @@ func (b *Backend) Do(ctx context.Context, req *probe.Request) *probe.Record {
 	defer cancel(nil)
 	stop := clock.CancelAfter(b.cfg.Clock, b.cfg.Timeout, cancel, probe.ErrTimeout)
 	s := &session{b: b, rec: rec}
+	s.usage.Streamed()
 	err := s.run(rctx)
 	stop()
 	b.finish(ctx, rctx, rec, err)
-	s.tok.apply(rec)
+	s.usage.Apply(rec, probe.Sent{Prompt: true}) // the audio; no output limit is sent
 	return rec
 }
 
@@ -46,7 +47,7 @@ func (s *session) run(rctx context.Context) error {
 		s.rec.HTTPStatus = resp.StatusCode
 	}
 	if err != nil {
-		return handshakeError(err, resp)
+		return s.b.handshakeError(err, resp)
 	}
 	s.conn = conn
 	conn.SetReadLimit(s.b.cfg.MaxMessageBytes)

@@ -108,6 +108,12 @@ func TestBadServers(t *testing.T) {
 		{"closed cleanly before done", script{msgs: []string{delta}, end: closeNormally}, probe.ErrorProtocol, "before transcription.done"},
 		{"malformed JSON", script{msgs: []string{delta, `{"type": "transcription.delta", "delta": `}}, probe.ErrorProtocol, "malformed event"},
 		{"event without type", script{msgs: []string{`{"delta":"x"}`}}, probe.ErrorProtocol, "no type"},
+		{"a delta that is a number", script{msgs: []string{delta, `{"type":"transcription.delta","delta":5}`}}, probe.ErrorProtocol,
+			"malformed event: text is not a string, a content part or an array of them"},
+		{"a delta part whose text is a number", script{msgs: []string{`{"type":"transcription.delta","delta":[{"type":"text","text":5}]}`}},
+			probe.ErrorProtocol, "malformed event: text is not a string, a content part or an array of them"},
+		{"a transcript that is a number", script{msgs: []string{delta, `{"type":"transcription.done","text":5}`}, afterFinal: true},
+			probe.ErrorProtocol, "malformed event: text is not a string, a content part or an array of them"},
 		{"binary message", script{end: func(c *websocket.Conn, _ <-chan struct{}) { _ = c.WriteMessage(websocket.BinaryMessage, []byte{1, 2}) }}, probe.ErrorProtocol, "binary"},
 		{"unknown events past the bound", script{msgs: unknown(4)}, probe.ErrorProtocol, `more than 3 events of unknown types (the last "vendor.thing")`},
 		{"error as a string (vLLM)", script{msgs: []string{delta, `{"type":"error","error":"model not loaded","code":"x"}`}}, probe.ErrorStream, "server error event: model not loaded"},
@@ -142,9 +148,9 @@ func TestUnknownEventsWithinBound(t *testing.T) {
 	b := newBackend(t, realtime.Config{BaseURL: serve(t, script{msgs: msgs, afterFinal: true}), Timeout: 5 * time.Second, MaxUnknownEvents: 3})
 	rec := do(b)
 	checkOutcome(t, rec, probe.Successful, probe.ErrorNone)
-	if rec.Iterations != 2 || len(rec.ChunkTimes) != 4 || rec.OutputTokens != 2 || rec.PromptTokens != 7 {
+	if rec.Iterations != 2 || rec.ChunkGaps.Chunks() != 4 || rec.OutputTokens != 2 || rec.PromptTokens != 7 {
 		t.Errorf("%d iterations, %d chunks, %d output and %d prompt tokens; want 2, 4, 2, 7",
-			rec.Iterations, len(rec.ChunkTimes), rec.OutputTokens, rec.PromptTokens)
+			rec.Iterations, rec.ChunkGaps.Chunks(), rec.OutputTokens, rec.PromptTokens)
 	}
 }
 
@@ -172,8 +178,8 @@ func TestDoneBeforeCommit(t *testing.T) {
 		rec := do(b)
 		checkOutcome(t, rec, probe.Errored, probe.ErrorProtocol)
 		want := "transcription done before the input was committed"
-		if !strings.HasPrefix(rec.Error, want) || len(rec.Sent) != 1 {
-			t.Errorf("error %q, %d chunks sent; want it to start %q, 1", rec.Error, len(rec.Sent), want)
+		if !strings.HasPrefix(rec.Error, want) || rec.Sent.Len() != 1 {
+			t.Errorf("error %q, %d chunks sent; want it to start %q, 1", rec.Error, rec.Sent.Len(), want)
 		}
 	}
 }

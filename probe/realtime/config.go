@@ -13,8 +13,11 @@
 // with final true; read transcription.delta events (each non-empty delta
 // is one token event, timed when it has been parsed) until
 // transcription.done, whose usage gives the token counts (else the deltas
-// are counted). Record.Sent holds the send time of every append,
-// Record.Received the receive time of every non-empty delta. The event
+// are counted; probe.Usage). A done event whose transcript is not empty
+// after no non-empty delta is itself the one token event. Record.Sent
+// summarizes the send times of the appends, Record.Received the receive
+// times of the token events (probe.Instants), in constant memory; at most
+// MaxEvents server messages of MaxBytes bytes together are read. The event
 // names, with the OpenAI spellings accepted, are in protocol.go.
 //
 // Outcomes: a refused handshake is http_429, http_4xx or http_5xx by its
@@ -22,8 +25,11 @@
 // error); a connection that fails or is cut before transcription.done is a
 // connection error, one closed cleanly before it a protocol error, as are
 // malformed events, binary messages, more than MaxUnknownEvents events of
-// unknown types and a transcription.done before the final commit was
-// sent; an error event (or OpenAI's transcription failed) is stream_error.
+// unknown types, more than MaxEvents messages or MaxBytes bytes and a
+// transcription.done before the final commit was sent; an error event,
+// OpenAI's transcription failed, and an event of any other type with an
+// "error" member that is set (probe.Truthy) are stream_error, the code
+// kept.
 // The backend's timeout makes the request errored with timeout, a
 // cancelled parent context incomplete; either closes the connection at
 // once, in the handshake too.
@@ -68,6 +74,10 @@ const (
 	DefaultMaxUnknownEvents = 100
 	// DefaultMaxMessageBytes bounds one server message: 1 MiB.
 	DefaultMaxMessageBytes = 1 << 20
+	// DefaultMaxEvents bounds the server messages of one request.
+	DefaultMaxEvents = probe.MaxResponseEvents
+	// DefaultMaxBytes bounds the server messages of one request together: 1 GiB.
+	DefaultMaxBytes = probe.MaxResponseBytes
 )
 
 // Config configures a Backend.
@@ -102,6 +112,12 @@ type Config struct {
 	MaxUnknownEvents int
 	// MaxMessageBytes bounds one server message; zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// MaxEvents bounds the server messages read in one request; zero means
+	// DefaultMaxEvents. One more is a protocol error.
+	MaxEvents int
+	// MaxBytes bounds the bytes of the server messages read in one request
+	// together; zero means DefaultMaxBytes. More is a protocol error.
+	MaxBytes int64
 	// Clock reads every timestamp, paces the audio and runs the timeout;
 	// nil means clock.Real().
 	Clock clock.Clock
@@ -138,7 +154,8 @@ func (cfg *Config) defaults() error {
 	switch {
 	case len(cfg.Audio) < bytesPerSample:
 		return errors.New("no audio to send")
-	case cfg.Timeout < 0 || cfg.ChunkDuration < 0 || cfg.MaxUnknownEvents < 0 || cfg.MaxMessageBytes < 0:
+	case cfg.Timeout < 0 || cfg.ChunkDuration < 0 || cfg.MaxUnknownEvents < 0 || cfg.MaxMessageBytes < 0 ||
+		cfg.MaxEvents < 0 || cfg.MaxBytes < 0:
 		return errors.New("timeout, chunk duration and limits must not be negative")
 	}
 	switch cfg.Pacing {
@@ -156,6 +173,12 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.MaxMessageBytes == 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = DefaultMaxEvents
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()

@@ -2,7 +2,6 @@ package realtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +16,10 @@ import (
 
 // finish sets the record's end, outcome, error type and error text from
 // err, the result of the exchange. A cancelled parent makes the request
-// incomplete, the backend's own timeout errored with ErrorTimeout; other
-// failures without a known type are connection errors. Unlike the HTTP
+// incomplete, the backend's own timeout errored with ErrorTimeout; a
+// failure for want of the prober's own resources (probe.ProberFailure)
+// incomplete with ErrorProber; other failures without a known type are
+// connection errors. Unlike the HTTP
 // backend's, the contexts are asked before a known failure: ending the
 // context closes the connection, and the read it breaks would otherwise
 // be recorded as a protocol failure.
@@ -40,17 +41,25 @@ func (b *Backend) finish(parent, rctx context.Context, rec *probe.Record, err er
 		rec.ErrorType = probe.ErrorTimeout
 		err = fmt.Errorf("request timed out after %v", b.cfg.Timeout)
 	case errors.As(err, &f):
-		rec.ErrorType = f.Type
+		rec.ErrorType, rec.ErrorCode = f.Type, b.redact.BoundCode(f.Code)
+	case probe.ProberFailure(err):
+		rec.Outcome, rec.ErrorType = probe.Incomplete, probe.ErrorProber
 	default:
 		rec.ErrorType = probe.ErrorConnection
 	}
 	rec.Error = b.redact.Bound(err.Error())
 }
 
+// handshakeBodyBytes bounds how much of a refused handshake's body is read.
+const handshakeBodyBytes = 4096
+
 // handshakeError classifies a failed handshake: a status ≥ 400 by its
 // class, any other answer that is not an upgrade as a protocol error, as
 // is an answer that is not HTTP at all; no answer is a connection error.
-func handshakeError(err error, resp *http.Response) error {
+// A refusal's message and code come from its body (probe.ParseServerError),
+// read up to handshakeBodyBytes and, when cut there, redacted first, its
+// end too (probe.Redactor.Cut), so that no part of a key survives the cut.
+func (b *Backend) handshakeError(err error, resp *http.Response) error {
 	if resp == nil {
 		if notHTTP(err) {
 			return probe.Failf(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
@@ -58,8 +67,10 @@ func handshakeError(err error, resp *http.Response) error {
 		return fmt.Errorf("could not connect: %w", err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	msg := strings.TrimSpace(string(body))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, handshakeBodyBytes+1))
+	if len(body) > handshakeBodyBytes {
+		body = []byte(b.redact.Cut(string(body[:handshakeBodyBytes])))
+	}
 	typ := probe.ErrorProtocol
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
@@ -72,10 +83,8 @@ func handshakeError(err error, resp *http.Response) error {
 	if typ == probe.ErrorProtocol {
 		return probe.Failf(typ, "handshake answered HTTP %d instead of switching protocols", resp.StatusCode)
 	}
-	if m := errorText(body); m != "" {
-		msg = m
-	}
-	return probe.Failf(typ, "handshake refused: HTTP %d: %s", resp.StatusCode, msg)
+	e := probe.ParseServerError(body)
+	return &probe.Failure{Type: typ, Msg: fmt.Sprintf("handshake refused: HTTP %d: %s", resp.StatusCode, e.Message), Code: e.Code}
 }
 
 // notHTTP reports whether err is net/http's or net/textproto's verdict on
@@ -97,38 +106,15 @@ func notHTTP(err error) bool {
 
 // readError classifies a failed read before transcription.done: a clean
 // close is a protocol error (the server ended without a result), a message
-// over the size limit too; anything else is a connection error.
-func readError(err error) error {
+// over the size limit of maxBytes too, named in its text as HTTP's event
+// limit is; anything else is a connection error.
+func readError(err error, maxBytes int64) error {
 	var ce *websocket.CloseError
 	switch {
 	case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure:
 		return probe.Failf(probe.ErrorProtocol, "connection closed (%d %s) before %s", ce.Code, ce.Text, EventDone)
 	case errors.Is(err, websocket.ErrReadLimit):
-		return probe.Failf(probe.ErrorProtocol, "server message too large: %v", err)
+		return probe.Failf(probe.ErrorProtocol, "server message too large: longer than %d bytes", maxBytes)
 	}
 	return fmt.Errorf("connection lost before %s: %w", EventDone, err)
-}
-
-// errorText returns the message of an error value: the "message" of an
-// object (OpenAI), the string itself (vLLM), or of {"error": …} around
-// either; empty when there is none.
-func errorText(raw []byte) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var obj struct {
-		Message string          `json:"message"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &obj) != nil {
-		return ""
-	}
-	if obj.Message != "" {
-		return obj.Message
-	}
-	if len(obj.Error) > 0 {
-		return errorText(obj.Error)
-	}
-	return ""
 }

@@ -25,8 +25,10 @@ type session struct {
 	b         *Backend
 	rec       *probe.Record
 	conn      *websocket.Conn
-	tok       tokens
+	usage     probe.Usage
 	unknown   int
+	events    int         // server messages read
+	bytes     int64       // bytes of the server messages read
 	committed atomic.Bool // set just before the final commit is sent
 }
 
@@ -46,57 +48,51 @@ type (
 	}
 )
 
-// serverEvent holds the fields of every server event llmprober reads.
+// serverEvent holds the fields of every server event llmprober reads, and
+// the message itself (raw), whose error reports are read whole.
 type serverEvent struct {
 	Type       string          `json:"type"`
-	Delta      string          `json:"delta"`
-	Text       string          `json:"text"`
-	Transcript string          `json:"transcript"`
-	Usage      *usage          `json:"usage"`
+	Delta      probe.Text      `json:"delta"`
+	Text       probe.Text      `json:"text"`
+	Transcript probe.Text      `json:"transcript"`
+	Usage      json.RawMessage `json:"usage"`
 	Error      json.RawMessage `json:"error"`
+	raw        []byte
 }
 
-// usage is the usage report of a done event, in either spelling.
+// failed reports whether the event reports an error: an error event, or
+// an event of any other type with an "error" member that is set
+// (probe.Truthy; null, false, 0, "", [] and {} are not).
+func (ev *serverEvent) failed() bool { return errorEvents[ev.Type] || probe.Truthy(ev.Error) }
+
+// usage is the usage report of a done event, in vLLM's spelling (prompt,
+// completion) or OpenAI's (input, output); OpenAI's wins where both are given.
 type usage struct {
-	PromptTokens     *int `json:"prompt_tokens"`
-	CompletionTokens *int `json:"completion_tokens"`
-	InputTokens      *int `json:"input_tokens"`
-	OutputTokens     *int `json:"output_tokens"`
+	PromptTokens     probe.TokenCount `json:"prompt_tokens"`
+	CompletionTokens probe.TokenCount `json:"completion_tokens"`
+	InputTokens      probe.TokenCount `json:"input_tokens"`
+	OutputTokens     probe.TokenCount `json:"output_tokens"`
 }
 
-// tokens is what a request learned about its token counts.
-type tokens struct {
-	prompt, output *int
-}
-
-// apply sets the record's token counts: from the usage report when there
-// was one, else the output tokens counted as token events.
-func (t *tokens) apply(rec *probe.Record) {
-	if t.prompt != nil {
-		rec.PromptTokens, rec.PromptTokensFrom = *t.prompt, probe.TokensFromUsage
-	}
-	if t.output != nil {
-		rec.OutputTokens, rec.OutputTokensFrom = *t.output, probe.TokensFromUsage
+// report passes the event's usage report, if any, to u.
+func (ev *serverEvent) report(u *probe.Usage) {
+	if len(ev.Usage) == 0 || string(ev.Usage) == "null" {
 		return
 	}
-	rec.OutputTokens, rec.OutputTokensFrom = rec.Iterations, probe.TokensCounted
-}
-
-// add takes the counts of u.
-func (t *tokens) add(u *usage) {
-	if u == nil {
+	var r usage
+	if json.Unmarshal(ev.Usage, &r) != nil {
+		u.Malformed()
 		return
 	}
-	for _, p := range []*int{u.PromptTokens, u.InputTokens} {
-		if p != nil && *p >= 0 {
-			t.prompt = p
-		}
+	u.Report(either(r.InputTokens, r.PromptTokens), either(r.OutputTokens, r.CompletionTokens))
+}
+
+// either returns a unless it is absent, else b.
+func either(a, b probe.TokenCount) probe.TokenCount {
+	if a.State != probe.CountAbsent {
+		return a
 	}
-	for _, p := range []*int{u.CompletionTokens, u.OutputTokens} {
-		if p != nil && *p >= 0 {
-			t.output = p
-		}
-	}
+	return b
 }
 
 // open waits for the session to be created, then configures it and starts
@@ -108,11 +104,11 @@ func (s *session) open() error {
 			return err
 		}
 		switch {
+		case ev.failed():
+			return errorEvent(ev)
 		case createdEvents[ev.Type]:
 			return s.sendAll(sessionUpdate{Type: EventSessionUpdate, Model: s.b.cfg.Model},
 				commitEvent{Type: EventCommit})
-		case errorEvents[ev.Type]:
-			return errorEvent(ev)
 		case !ignoredEvents[ev.Type]:
 			if err := s.unknownEvent(ev.Type); err != nil {
 				return err
@@ -154,7 +150,7 @@ func (s *session) write(rctx context.Context, readerDone <-chan struct{}) error 
 		if err := s.conn.WriteJSON(ev); err != nil {
 			return fmt.Errorf("could not send audio: %w", err)
 		}
-		s.rec.Sent = append(s.rec.Sent, last)
+		s.rec.Sent.Add(last)
 	}
 	s.committed.Store(true)
 	return s.sendAll(commitEvent{Type: EventCommit, Final: true})
@@ -186,11 +182,20 @@ func (s *session) read() error {
 	}
 }
 
-// next reads and decodes one server event.
+// next reads and decodes one server event. At most MaxEvents messages of
+// MaxBytes bytes together are read per request.
 func (s *session) next() (serverEvent, error) {
 	mt, data, err := s.conn.ReadMessage()
 	if err != nil {
-		return serverEvent{}, readError(err)
+		return serverEvent{}, readError(err, s.b.cfg.MaxMessageBytes)
+	}
+	s.events++
+	s.bytes += int64(len(data))
+	switch {
+	case s.events > s.b.cfg.MaxEvents:
+		return serverEvent{}, probe.Failf(probe.ErrorProtocol, "more than %d server events in one request", s.b.cfg.MaxEvents)
+	case s.bytes > s.b.cfg.MaxBytes:
+		return serverEvent{}, probe.Failf(probe.ErrorProtocol, "server events longer than %d bytes together in one request", s.b.cfg.MaxBytes)
 	}
 	return decode(mt, data)
 }
@@ -201,39 +206,38 @@ func decode(mt int, data []byte) (serverEvent, error) {
 	if mt != websocket.TextMessage {
 		return ev, probe.Failf(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
 	}
+	data = probe.TrimBOM(data)
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
 	}
 	if ev.Type == "" {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: no type")
 	}
+	ev.raw = data
 	return ev, nil
 }
 
 // event handles one event that arrived at now; done is true at the final transcript.
 func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
-	rec := s.rec
 	switch {
+	case ev.failed():
+		return false, errorEvent(ev)
 	case deltaEvents[ev.Type]:
 		s.chunk(now)
-		if ev.Delta != "" {
-			rec.Iterations++
-			rec.Received = append(rec.Received, now)
-			rec.LastToken = now
-			if rec.FirstToken.IsZero() {
-				rec.FirstToken, rec.FirstOutputToken = now, now
-			}
+		if ev.Delta {
+			s.token(now)
 		}
 	case doneEvents[ev.Type]:
 		if !s.committed.Load() {
 			return false, probe.Failf(probe.ErrorProtocol, "transcription done before the input was committed (%s before the final commit)", ev.Type)
 		}
 		s.chunk(now)
-		s.tok.add(ev.Usage)
-		rec.End = now
+		if s.rec.Iterations == 0 && bool(ev.Text || ev.Transcript) {
+			s.token(now) // the whole transcript at once, without deltas
+		}
+		ev.report(&s.usage)
+		s.rec.End = now
 		return true, nil
-	case errorEvents[ev.Type]:
-		return false, errorEvent(ev)
 	case ignoredEvents[ev.Type], createdEvents[ev.Type]:
 	default:
 		return false, s.unknownEvent(ev.Type)
@@ -242,10 +246,17 @@ func (s *session) event(ev serverEvent, now time.Time) (done bool, err error) {
 }
 
 // chunk records a transcript event's arrival.
-func (s *session) chunk(now time.Time) {
-	s.rec.ChunkTimes = append(s.rec.ChunkTimes, now)
-	if s.rec.FirstChunk.IsZero() {
-		s.rec.FirstChunk = now
+func (s *session) chunk(now time.Time) { s.rec.AddChunk(now) }
+
+// token records a token event (a non-empty delta) that arrived at now.
+func (s *session) token(now time.Time) {
+	rec := s.rec
+	rec.Iterations++
+	rec.OutputSeen = true
+	rec.Received.Add(now)
+	rec.LastToken = now
+	if rec.FirstToken.IsZero() {
+		rec.FirstToken, rec.FirstOutputToken = now, now
 	}
 }
 
@@ -258,18 +269,36 @@ func (s *session) unknownEvent(typ string) error {
 	return nil
 }
 
-// errorEvent returns the failure of an error event: "server error event"
-// or, for OpenAI's failed transcription, "transcription failed", then the
-// error's message when it has one.
+// errorEvent returns the failure of an event that reports an error:
+// "server error event", for OpenAI's failed transcription "transcription
+// failed", for another event with an error member "<type> event with an
+// error", then the error's message when it has one; the error's code is
+// kept (vLLM puts it beside the error string, OpenAI inside the error
+// object).
 func errorEvent(ev serverEvent) error {
 	what := "server error event"
-	if ev.Type == EventOpenAIFailed {
+	switch {
+	case ev.Type == EventOpenAIFailed:
 		what = "transcription failed"
+	case !errorEvents[ev.Type]:
+		what = ev.Type + " event with an error"
 	}
-	if m := errorText(ev.Error); m != "" {
-		return probe.Failf(probe.ErrorStream, "%s: %s", what, m)
+	var report struct {
+		Code json.RawMessage `json:"code"`
 	}
-	return probe.Failf(probe.ErrorStream, "%s", what)
+	_ = json.Unmarshal(ev.raw, &report)
+	var e probe.ServerError
+	if probe.Truthy(ev.Error) {
+		e = probe.ParseServerError(ev.Error)
+	}
+	if e.Code.Kind == probe.CodeNone {
+		e.Code = probe.ErrorCodeOf(report.Code)
+	}
+	f := &probe.Failure{Type: probe.ErrorStream, Msg: what, Code: e.Code}
+	if e.Message != "" {
+		f.Msg = what + ": " + e.Message
+	}
+	return f
 }
 
 // close says goodbye after a successful request.

@@ -13,8 +13,7 @@ func (r *Reader) processLine(line []byte) (ev Event, ok bool, err error) {
 		line = bytes.TrimPrefix(line, bom)
 	}
 	if len(line) == 0 {
-		if !r.hasData {
-			r.typ = ""
+		if !r.pending() {
 			return Event{}, false, nil
 		}
 		return r.dispatch(), true, nil
@@ -36,18 +35,34 @@ func (r *Reader) processLine(line []byte) (ev Event, ok bool, err error) {
 		if bytes.IndexByte(value, 0) < 0 {
 			r.id = string(value)
 		}
+	case "retry":
+	default:
+		return Event{}, false, r.appendExtra(field, value)
 	}
 	return Event{}, false, nil
 }
 
+// pending reports whether a blank line would dispatch an event: it has
+// data, a type or a non-standard field.
+func (r *Reader) pending() bool { return r.hasData || r.typ != "" || r.extra != nil }
+
+// grow accounts for n more bytes of the pending event.
+func (r *Reader) grow(n int) error {
+	if r.size+n > r.max {
+		return r.tooLarge("event data")
+	}
+	r.size += n
+	return nil
+}
+
 // appendData adds one data line to the pending event.
 func (r *Reader) appendData(value []byte) error {
-	size := len(r.data) + len(value)
+	n := len(value)
 	if r.hasData {
-		size++
+		n++
 	}
-	if size > r.max {
-		return r.tooLarge("event data")
+	if err := r.grow(n); err != nil {
+		return err
 	}
 	if r.hasData {
 		r.data = append(r.data, '\n')
@@ -57,9 +72,18 @@ func (r *Reader) appendData(value []byte) error {
 	return nil
 }
 
+// appendExtra adds one non-standard field to the pending event.
+func (r *Reader) appendExtra(field, value []byte) error {
+	if err := r.grow(len(value)); err != nil {
+		return err
+	}
+	r.extra = append(r.extra, Field{Name: string(field), Value: string(value)})
+	return nil
+}
+
 // dispatch returns the pending event and clears it (the ID carries over).
 func (r *Reader) dispatch() Event {
-	ev := Event{Type: r.typ, Data: string(r.data), ID: r.id}
-	r.data, r.hasData, r.typ = r.data[:0], false, ""
+	ev := Event{Type: r.typ, Data: string(r.data), ID: r.id, Extra: r.extra}
+	r.data, r.hasData, r.typ, r.extra, r.size = r.data[:0], false, "", nil, 0
 	return ev
 }

@@ -16,6 +16,11 @@ func FuzzReader(f *testing.F) {
 		"data: [DONE]",
 		"\xEF\xBB\xBFdata: 日本語\r",
 		"data\nid\x00\nevent\n\n\r\n\r",
+		// Heartbeats of relays and providers, and non-standard fields.
+		"data:\n\ndata: \n\ndata:  \n\ndata: : keepalive\n\nevent: ping\ndata: {}\n\n",
+		"event: ping\n\n:\n\nretry: 10\n\nid: 1\n\n",
+		"error: {\"code\":400,\"message\":\"x\"}\n\ndata: [DONE]\n\n",
+		"data: a\nerror: b\nfoo\nDATA: c\n\n",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), uint8(8+i))
@@ -28,10 +33,17 @@ func FuzzReader(f *testing.F) {
 		}
 		total := 0
 		for _, ev := range want {
-			if len(ev.Data) > maxBytes {
-				t.Fatalf("event data of %d bytes exceeds the limit %d", len(ev.Data), maxBytes)
+			size := len(ev.Data)
+			for _, f := range ev.Extra {
+				size += len(f.Value)
+				if f.Name == "data" || f.Name == "event" || f.Name == "id" || f.Name == "retry" {
+					t.Fatalf("standard field %q kept as non-standard", f.Name)
+				}
 			}
-			total += len(ev.Data)
+			if size > maxBytes {
+				t.Fatalf("event of %d bytes exceeds the limit %d", size, maxBytes)
+			}
+			total += size
 		}
 		if total > len(input) {
 			t.Fatalf("events carry %d data bytes, more than the %d input bytes", total, len(input))

@@ -3,9 +3,14 @@
 //
 // Lines may end with LF, CRLF or CR, also when the stream is split at any byte
 // (a CRLF split across two reads is one line ending). Comments and blank
-// keep-alives are skipped, unknown fields ignored. Unlike a browser, the
-// reader dispatches a final event that is not followed by a blank line when
-// the stream ends, so that a last "data: [DONE]" is not lost.
+// keep-alives are skipped, and so is "retry". Unlike a browser, the reader
+// dispatches a final event that is not followed by a blank line when the
+// stream ends, so that a last "data: [DONE]" is not lost; it keeps the
+// non-standard fields of an event (llama.cpp reports errors in a field
+// named "error") in Event.Extra; and it dispatches a frame that has an
+// event type or a non-standard field but no data (a browser drops it), so
+// that "event: error" or "error: {…}" on its own is not lost. A frame with
+// nothing but an id, a retry or comments is still not dispatched.
 package sse
 
 import (
@@ -39,6 +44,29 @@ type Event struct {
 	// ID is the last event ID seen so far in the stream (it carries over to
 	// later events, as the standard says); empty when none was sent.
 	ID string
+	// Extra holds the event's fields that the standard does not define, in
+	// the order they came; nil when there were none. Their values count
+	// toward the event's size limit with its data.
+	Extra []Field
+}
+
+// Field is one non-standard field of an event.
+type Field struct {
+	// Name is the field name, as written (field names are case-sensitive).
+	Name string
+	// Value is the field's value, without the one space that may follow the colon.
+	Value string
+}
+
+// Lookup returns the value of the event's first non-standard field called
+// name, and whether there was one.
+func (e Event) Lookup(name string) (string, bool) {
+	for _, f := range e.Extra {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return "", false
 }
 
 // Reader reads events from a stream. It is not safe for concurrent use.
@@ -54,10 +82,12 @@ type Reader struct {
 	srcErr     error  // error from the underlying reader, reported once the buffer is used up
 	err        error  // sticky error returned by every later Next
 
-	data    []byte // data lines of the pending event, joined with '\n'
-	hasData bool   // at least one data line is pending
-	typ     string // pending event type
-	id      string // last event ID
+	data    []byte  // data lines of the pending event, joined with '\n'
+	hasData bool    // at least one data line is pending
+	typ     string  // pending event type
+	extra   []Field // pending non-standard fields
+	size    int     // bytes of the pending data and non-standard values
+	id      string  // last event ID
 }
 
 // NewReader returns a Reader of r. maxEventBytes bounds both the length of a
@@ -79,7 +109,7 @@ func (r *Reader) Next() (Event, error) {
 	}
 	for {
 		line, err := r.readLine()
-		if errors.Is(err, io.EOF) && r.hasData {
+		if errors.Is(err, io.EOF) && r.pending() {
 			r.err = io.EOF
 			return r.dispatch(), nil
 		}

@@ -3,6 +3,7 @@ package sse
 import (
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -36,9 +37,9 @@ func TestReaderEvents(t *testing.T) {
 			want:  []Event{{Data: "a\nb\nc"}},
 		},
 		{
-			name:  "CR then LF after a blank line is one blank line, not two",
-			input: "event: x\r\n\r\ndata: y\n\n",
-			want:  []Event{{Data: "y"}},
+			name:  "CR then LF is one line ending, not a line and a blank line",
+			input: "event: x\r\ndata: y\r\n\r\n",
+			want:  []Event{{Type: "x", Data: "y"}},
 		},
 		{
 			name:  "several data lines are joined with newlines",
@@ -71,9 +72,29 @@ func TestReaderEvents(t *testing.T) {
 			want:  []Event{{Data: "x", ID: "1"}, {Data: "y", ID: "1"}},
 		},
 		{
-			name:  "unknown fields and retry are ignored",
-			input: "retry: 100\nfoo: bar\nDATA: no\ndata: yes\n\n",
-			want:  []Event{{Data: "yes"}},
+			name:  "retry is ignored and non-standard fields are kept in order",
+			input: "retry: 100\nfoo: bar\nDATA: no\ndata: yes\nfoo:  baz\n\n",
+			want:  []Event{{Data: "yes", Extra: []Field{{"foo", "bar"}, {"DATA", "no"}, {"foo", " baz"}}}},
+		},
+		{
+			name:  "llama.cpp's error field without data is dispatched",
+			input: "error: {\"code\":400,\"message\":\"too long\"}\n\ndata: [DONE]\n\n",
+			want:  []Event{{Extra: []Field{{"error", `{"code":400,"message":"too long"}`}}}, {Data: "[DONE]"}},
+		},
+		{
+			name:  "a field without colon is a non-standard field with an empty value",
+			input: "ping\n\n",
+			want:  []Event{{Extra: []Field{{"ping", ""}}}},
+		},
+		{
+			name:  "an id, a retry or comments alone dispatch nothing",
+			input: "id: 4\n\nretry: 5\n\n: x\n\n",
+		},
+		{
+			name:  "non-standard values count toward the limit",
+			input: "error: 12345678\ndata: 1\n\n",
+			max:   8,
+			err:   ErrEventTooLarge,
 		},
 		{
 			name:  "a field without colon has an empty value",
@@ -86,9 +107,9 @@ func TestReaderEvents(t *testing.T) {
 			want:  []Event{{Data: ""}},
 		},
 		{
-			name:  "a type without data is not dispatched and is reset",
-			input: "event: ping\n\ndata: x\n\n",
-			want:  []Event{{Data: "x"}},
+			name:  "a type without data is dispatched without data, and is reset",
+			input: "event: ping\n\ndata: x\n\nevent: error\n\n",
+			want:  []Event{{Type: "ping"}, {Data: "x"}, {Type: "error"}},
 		},
 		{
 			name:  "a final event without a blank line is dispatched at EOF",
@@ -171,15 +192,7 @@ func TestReaderEvents(t *testing.T) {
 }
 
 func equalEvents(a, b []Event) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
 }
 
 func TestReaderSplitCRLF(t *testing.T) {

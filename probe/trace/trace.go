@@ -10,10 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 // Formats of a trace file.
@@ -35,7 +36,7 @@ var Formats = []string{FormatJSONL, FormatAzureCSV}
 // Bounds on what a trace may hold, so that a wrong file cannot exhaust memory.
 const (
 	// MaxFileBytes is the largest trace file read, in bytes (1 GiB).
-	MaxFileBytes = 1 << 30
+	MaxFileBytes = 1 << 30 // localfile.Trace.MaxBytes
 	// MaxLineBytes is the longest line of a JSONL trace, in bytes (1 MiB).
 	MaxLineBytes = 1 << 20
 	// MaxRequests is the largest number of requests in one trace.
@@ -124,9 +125,12 @@ func FormatFor(name string) string {
 	return FormatJSONL
 }
 
-// Read reads and checks the trace file at path in format (empty: FormatFor(path)).
+// Read reads and checks the trace file at path in format (empty:
+// FormatFor(path)): a regular file (localfile.Open) of at most
+// MaxFileBytes. A file that cannot be opened is an error that does not
+// name it.
 func Read(path, format string) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := localfile.Open(path, localfile.Trace)
 	if err != nil {
 		return nil, fmt.Errorf("could not read trace: %w", err)
 	}

@@ -146,7 +146,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestReadMissingFile(t *testing.T) {
 	_, err := Read(filepath.Join(t.TempDir(), "absent.jsonl"), "")
-	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "could not read trace: open ") {
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "could not read trace: could not open trace file: no such file or directory" {
 		t.Errorf("error = %v, want could not read trace wrapping not-exist", err)
 	}
 }

@@ -15,6 +15,12 @@ type WeightedSummary struct {
 	Count int64
 	// Mean is Σ(v·w)/Σw.
 	Mean *float64
+	// Variance is the token-weighted population variance Σw·(v − mean)²/Σw
+	// (0 when every value is the same), in the square of the values' unit.
+	Variance *float64
+	// StdDev is √Variance, computed directly (finite even where Variance
+	// overflows).
+	StdDev *float64
 	// Min and Max are the extreme values among those with positive weight.
 	Min, Max *float64
 	// Percentiles holds one entry per level of Levels, in that order; Value
@@ -52,7 +58,10 @@ func SummarizeWeighted(values []float64, weights []int64) WeightedSummary {
 	}
 	slices.SortFunc(pairs, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
 	lo, hi := pairs[0].v, pairs[len(pairs)-1].v
-	s.Min, s.Max, s.Mean = ptr(lo), ptr(hi), ptr(weightedMean(pairs, total, lo, hi))
+	mean := weightedMean(pairs, total, lo, hi)
+	s.Min, s.Max, s.Mean = ptr(lo), ptr(hi), ptr(mean)
+	variance, sd := weightedVariance(pairs, total, mean, lo, hi)
+	s.Variance, s.StdDev = ptr(variance), ptr(sd)
 	// Levels increase, so each search resumes where the last one stopped;
 	// the last pair's cumulative weight is Σw, which every level reaches.
 	var cum int64
@@ -66,6 +75,25 @@ func SummarizeWeighted(values []float64, weights []int64) WeightedSummary {
 		s.Percentiles[k].Value = ptr(pairs[i].v)
 	}
 	return s
+}
+
+// weightedVariance returns Σw·(v − mean)²/Σw and its square root over
+// sorted pairs, in scaled units so that huge values do not overflow on the
+// way; 0 when every value is the same.
+func weightedVariance(pairs []weighted, total int64, mean, lo, hi float64) (variance, sd float64) {
+	if lo == hi {
+		return 0, 0
+	}
+	e := scaleExp([]float64{lo, hi})
+	down, up := math.Ldexp(1, -e), math.Ldexp(1, e)
+	m := mean * down
+	var sq compensated
+	for _, p := range pairs {
+		d := p.v*down - m
+		sq.add(d * d * float64(p.w))
+	}
+	scaled := sq.value() / float64(total)
+	return scaled * up * up, math.Sqrt(scaled) * up
 }
 
 // weightedMean returns Σ(v·w)/Σw over sorted pairs, in scaled units so that

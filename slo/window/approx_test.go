@@ -67,6 +67,20 @@ func TestApproximateWindow(t *testing.T) {
 			t.Errorf("%s = %v, not one of the latencies", p.Level, v)
 		}
 	}
+	// Token-weighted ITL (last − first)/4 = 10 + 2.5·i ms, weight 4 each,
+	// and TPOT (last − start)/5 = 18 + 2·i ms, weight 5 each: their
+	// variances are exact past the cap, 2.5² and 2² ms² × Σ(i − 4.5)²/10
+	// = 8.25, with no sum.
+	itl, tpot := snap.Summary(ITL).Successful, snap.Summary(TPOT).Successful
+	if !itl.Approximate || !itl.Weighted || itl.Count != 40 || itl.Sum != nil || tpot.Count != 50 {
+		t.Errorf("ITL approximate %v weighted %v count %d sum %v, TPOT count %d; want true, true, 40, absent, 50",
+			itl.Approximate, itl.Weighted, itl.Count, itl.Sum, tpot.Count)
+	}
+	check(t, "ITL mean", val(itl.Mean), 0.02125)
+	check(t, "ITL variance", val(itl.Variance), 0.0025*0.0025*8.25)
+	check(t, "ITL standard deviation", val(itl.StdDev), 0.0025*math.Sqrt(8.25))
+	check(t, "TPOT variance", val(tpot.Variance), 0.002*0.002*8.25)
+	check(t, "TPOT standard deviation", val(tpot.StdDev), 0.002*math.Sqrt(8.25))
 	// Event-level counts with the aligned start: request 0's first token
 	// (4.95 s) precedes 5 s, so 9 TTFT samples; requests start at
 	// 4.9 + 0.09·i s, at or after 5 s for i ≥ 2: 8 dispatch delays.

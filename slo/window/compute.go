@@ -118,7 +118,7 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 
 // compute computes window w's snapshot at now from its reading g.
 func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration, sc *scratch) *Snapshot {
-	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence}
+	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence, Probes: zeroProbes()}
 	snap.running = runningAt(c.running, now)
 	snap.InFlight = len(snap.running)
 	if !g.ok {
@@ -129,7 +129,8 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 		snap.Objectives = attainments(s.set.Objectives, nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
-	snap.Measuring, snap.Approximate, snap.origin = true, g.approximate, g.origin
+	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, c.codes
+	snap.Probes = g.probes
 	snap.End, snap.Start = wallBounds(g)
 	snap.startOff, snap.endOff = g.start, g.now
 	a := newAccumulator(g, len(s.set.Objectives))

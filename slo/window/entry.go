@@ -30,12 +30,37 @@ type entry struct {
 	// evaluated and conforming are the request's verdicts: bit i is set
 	// when objective set i evaluated it, and when it conformed to it.
 	evaluated, conforming uint8
-	stream                bool
+	// flags holds the record's flags (flagStream, …).
+	flags uint8
+	// code numbers the record's error code in its store's table (see
+	// codeTable); 0 for none.
+	code uint8
+}
+
+// The bits of entry.flags.
+const (
+	flagStream uint8 = 1 << iota
+	flagUsageInconsistent
+	flagTokensClamped
+)
+
+// flagsOf returns the flags of rec.
+func flagsOf(rec *probe.Record) uint8 {
+	f := uint8(0)
+	set := func(bit uint8, on bool) {
+		if on {
+			f |= bit
+		}
+	}
+	set(flagStream, rec.Stream)
+	set(flagUsageInconsistent, rec.UsageInconsistent)
+	set(flagTokensClamped, rec.TokensClamped)
+	return f
 }
 
 // errorTypes numbers the error types an entry can hold; an unknown one is
 // kept as errorTypeOther.
-var errorTypes = append([]probe.ErrorType{probe.ErrorNone}, append(slices.Clone(probe.ErrorTypes), probe.ErrorCanceled)...)
+var errorTypes = slices.Concat([]probe.ErrorType{probe.ErrorNone}, probe.ErrorTypes, probe.IncompleteErrorTypes)
 
 // errorTypeOther is the error type shown for one outside probe's list.
 const errorTypeOther probe.ErrorType = "other"
@@ -94,7 +119,7 @@ func newEntry(rec *probe.Record, origin, end time.Time) entry {
 		iterations: clamp32(rec.Iterations), httpStatus: uint16(min(max(rec.HTTPStatus, 0), math.MaxUint16)),
 		status: uint8(statusOf(rec.Outcome)), errorType: index(errorTypes, rec.ErrorType),
 		promptFrom: index(tokenSources, rec.PromptTokensFrom), outputFrom: index(tokenSources, rec.OutputTokensFrom),
-		stream: rec.Stream, lastRoundTrip: nanos(rec.TimeToLastRoundTrip()), averageRTT: nanos(rec.AverageRTT()),
+		flags: flagsOf(rec), lastRoundTrip: nanos(rec.TimeToLastRoundTrip()), averageRTT: nanos(rec.AverageRTT()),
 	}
 	return e
 }
@@ -111,17 +136,17 @@ func nanos(d time.Duration, defined bool) int64 {
 // the entry's round-trip metrics under probe's definitions: the last
 // packet sent (the last token − the time to last round trip, or the
 // request start when that is undefined), and that plus the average RTT;
-// nil when the request has none (not WebSocket).
-func (e *entry) roundTrips(origin time.Time) (sent, received []time.Time) {
+// empty when the request has none (not WebSocket).
+func (e *entry) roundTrips(origin time.Time) (sent, received probe.Instants) {
 	if e.averageRTT == absent {
-		return nil, nil
+		return sent, received
 	}
 	at := e.start
 	if e.lastRoundTrip != absent && e.last != absent {
 		at = e.last - e.lastRoundTrip
 	}
 	s := instant(at, origin)
-	return []time.Time{s}, []time.Time{s.Add(time.Duration(e.averageRTT))}
+	return probe.InstantsOf(s), probe.InstantsOf(s.Add(time.Duration(e.averageRTT)))
 }
 
 // outcome returns the probe outcome of the entry's status.
@@ -130,12 +155,14 @@ func (e *entry) outcome() probe.Outcome {
 }
 
 // record rebuilds the probe.Record fields the derived quantities use, so
-// that they are computed by probe's own definitions. Sent and Received are
-// stand-ins (see roundTrips), not the request's packets.
+// that they are computed by probe's own definitions, and the flags. Sent
+// and Received are stand-ins (see roundTrips), not the request's packets;
+// the error code is the store's to fill in (codeTable).
 func (e *entry) record(origin time.Time) probe.Record {
 	sent, received := e.roundTrips(origin)
 	return probe.Record{
-		Seq: e.seq, Stream: e.stream,
+		Seq: e.seq, Stream: e.flags&flagStream != 0,
+		UsageInconsistent: e.flags&flagUsageInconsistent != 0, TokensClamped: e.flags&flagTokensClamped != 0,
 		TargetedStart: instant(e.targeted, origin), RequestStart: instant(e.start, origin),
 		FirstToken: instant(e.firstToken, origin), FirstOutputToken: instant(e.firstOutput, origin),
 		LastToken: instant(e.last, origin), End: instant(e.end, origin),

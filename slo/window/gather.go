@@ -18,6 +18,8 @@ type capture struct {
 	dirty []int
 	// running are the start times of the requests in flight.
 	running []time.Time
+	// codes is the store's error code table as of the capture.
+	codes codeTable
 }
 
 // gathered is what one window reads of a capture.
@@ -35,6 +37,8 @@ type gathered struct {
 	parts []part
 	// ev sums the aggregates of the window's buckets (approximate only).
 	ev aggregates
+	// probes are the scheduler's counts of the window's buckets.
+	probes Probes
 }
 
 // part is one bucket's records and its counts by status.
@@ -61,6 +65,7 @@ func (s *Store) capture(now time.Time, ws []time.Duration) (c capture, gs []gath
 	defer s.mu.Unlock()
 	c.running = slices.Clone(s.running)
 	gs = make([]gathered, len(ws))
+	c.codes = s.codes
 	r := s.ring
 	if r == nil {
 		return c, gs
@@ -99,6 +104,7 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 	if g.approximate {
 		g.start = g.first * r.width
 	}
+	g.probes = r.probesSince(g.start, g.now)
 	for n := g.first; n <= g.last; n++ {
 		sl := r.get(n)
 		if sl == nil {

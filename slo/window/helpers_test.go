@@ -61,7 +61,7 @@ func (r req) record() *probe.Record {
 		TargetedStart: ms(r.targeted), RequestStart: ms(r.start), FirstToken: ms(r.first),
 		FirstOutputToken: ms(r.firstOut), LastToken: ms(r.last), End: ms(r.end),
 		PromptTokens: r.prompt, PromptTokensFrom: probe.TokensFromUsage,
-		OutputTokens: r.output, OutputTokensFrom: probe.TokensFromUsage, Iterations: r.output,
+		OutputTokens: r.output, OutputTokensFrom: probe.TokensFromUsage, Iterations: r.output, OutputSeen: r.output > 0,
 		Outcome: r.outcome,
 	}
 	if rec.Outcome == "" {

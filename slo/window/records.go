@@ -2,6 +2,7 @@ package window
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/llmprober/llmprober/probe"
@@ -11,8 +12,9 @@ import (
 // it.
 type Record struct {
 	// Request holds the request's instants (zero when absent), token counts
-	// and sources, streaming iteration count, outcome, error type, HTTP
-	// status, stream flag and sequence number; for a WebSocket request,
+	// and sources, the usage flags, streaming iteration count, outcome,
+	// error type and code, HTTP status, stream flag and sequence number;
+	// for a WebSocket request,
 	// Sent and Received hold one stand-in instant each that reproduce its
 	// round-trip metrics (the last packet sent, and that plus the average
 	// RTT), not its packets. Other fields are empty.
@@ -46,34 +48,55 @@ func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 // Records returns the records the window used, ordered by end then
 // sequence number: every one when the window is exact, the sampled ones
 // (with their weights) when it is Approximate. The slice is built on the
-// first call and shared: do not modify it.
+// first call and shared: do not modify it. All yields the same records
+// without building the slice.
 func (s *Snapshot) Records() []Record {
 	s.recordsOnce.Do(func() {
-		a := &accumulator{start: s.startOff, now: s.endOff}
-		for _, p := range s.parts {
-			for i := range p.entries {
-				if e := &p.entries[i]; a.contains(e.end) {
-					s.records = append(s.records, s.newRecord(a, e, p.weight[e.status]))
-				}
-			}
+		for r := range s.All() {
+			s.records = append(s.records, *r)
 		}
-		slices.SortStableFunc(s.records, func(a, b Record) int {
-			if c := a.Request.End.Compare(b.Request.End); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Request.Seq, b.Request.Seq)
-		})
 	})
 	return s.records
 }
 
-// newRecord returns the Record of e, which stands for weight records, in
-// the window of a's bounds.
-func (s *Snapshot) newRecord(a *accumulator, e *entry, weight float64) Record {
-	r := Record{Request: e.record(s.origin), Weight: weight}
+// All yields the records of Records, in the same order, one at a time:
+// the *Record is reused from one record to the next (copy it to keep it).
+// The buckets hold their records by end, so it sorts one bucket's at a
+// time: while it runs it holds 8 bytes per record of the largest bucket,
+// where Records holds about 900 per record of the window, so a caller
+// that streams the records out (the JSON API) keeps its memory flat.
+func (s *Snapshot) All() iter.Seq[*Record] {
+	return func(yield func(*Record) bool) {
+		a := &accumulator{start: s.startOff, now: s.endOff}
+		var order []*entry
+		var r Record
+		for _, p := range s.parts {
+			order = order[:0]
+			for i := range p.entries {
+				if e := &p.entries[i]; a.contains(e.end) {
+					order = append(order, e)
+				}
+			}
+			slices.SortStableFunc(order, func(x, y *entry) int {
+				return cmp.Or(cmp.Compare(x.end, y.end), cmp.Compare(x.seq, y.seq))
+			})
+			for _, e := range order {
+				s.setRecord(&r, a, e, p.weight[e.status])
+				if !yield(&r) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// setRecord sets r to the Record of e, which stands for weight records,
+// in the window of a's bounds.
+func (s *Snapshot) setRecord(r *Record, a *accumulator, e *entry, weight float64) {
+	*r = Record{Request: e.record(s.origin), Weight: weight}
+	r.Request.ErrorCode = s.codes.code(e.code)
 	r.vals, r.defined = values(&r.Request)
 	for m := range numMetrics {
 		r.included[m] = r.defined[m] && a.contains(e.eventTime(Metric(m)))
 	}
-	return r
 }

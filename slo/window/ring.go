@@ -26,6 +26,8 @@ type slot struct {
 	// slo counts the verdicts of every record that ended in the bucket,
 	// one per objective set.
 	slo []sloCount
+	// probes counts the scheduler's events in the bucket.
+	probes Probes
 }
 
 // total returns the number of records that ended in the bucket.

@@ -13,9 +13,14 @@ import (
 func wsRecord(seq uint64, startMs, extraMs int64) *probe.Record {
 	rec := req{seq: seq, start: startMs, first: startMs + 300 + extraMs, firstOut: startMs + 300 + extraMs,
 		last: startMs + 500 + extraMs, end: startMs + 500 + extraMs, prompt: 30, output: 3, targeted: -1}.record()
-	rec.Sent = []time.Time{at(startMs), at(startMs + 100), at(startMs + 200)}
-	rec.Received = []time.Time{at(startMs + 300 + extraMs), at(startMs + 400 + extraMs), at(startMs + 500 + extraMs)}
+	rec.Sent = probe.InstantsOf(at(startMs), at(startMs+100), at(startMs+200))
+	rec.Received = received(startMs, extraMs, 0)
 	return rec
+}
+
+// received is wsRecord's token receive times, the first jitter ns late.
+func received(startMs, extraMs int64, jitter time.Duration) probe.Instants {
+	return probe.InstantsOf(at(startMs+300+extraMs).Add(jitter), at(startMs+400+extraMs), at(startMs+500+extraMs))
 }
 
 // TestRoundTripSummaries checks the round-trip summaries of a window with
@@ -55,7 +60,7 @@ func TestRoundTripSummaries(t *testing.T) {
 // exactly, so an evicted record folds the same values into the aggregates.
 func TestRoundTripEntry(t *testing.T) {
 	rec := wsRecord(0, 1000, 123)
-	rec.Received[0] = rec.Received[0].Add(7 * time.Nanosecond) // an uneven mean
+	rec.Received = received(1000, 123, 7) // an uneven mean
 	e := newEntry(rec, t0, rec.End)
 	back := e.record(t0)
 	for name, f := range map[string]func(*probe.Record) (time.Duration, bool){
@@ -67,7 +72,7 @@ func TestRoundTripEntry(t *testing.T) {
 		}
 	}
 	http := newEntry(req{start: 0, end: 100}.record(), t0, at(100))
-	if r := http.record(t0); r.Sent != nil || r.Received != nil {
-		t.Errorf("an HTTP entry has round trips: %v, %v", r.Sent, r.Received)
+	if r := http.record(t0); r.Sent.Len() != 0 || r.Received.Len() != 0 {
+		t.Errorf("an HTTP entry has round trips: %d sent, %d received", r.Sent.Len(), r.Received.Len())
 	}
 }

@@ -70,6 +70,9 @@ type Snapshot struct {
 	// objective sets, in configured order (counts 0 and figures nil before
 	// measuring began).
 	Objectives []Attainment
+	// Probes are the requests that became due, were sent or were dropped
+	// in the window's buckets (see Probes); zero before measuring began.
+	Probes Probes
 
 	summaries [numMetrics]stats.ByStatus[Summary]
 	origin    time.Time
@@ -78,6 +81,7 @@ type Snapshot struct {
 	// parts are the window's buckets, for Records.
 	parts   []part
 	running []time.Time
+	codes   codeTable
 
 	recordsOnce sync.Once
 	records     []Record

@@ -18,9 +18,10 @@ type Store struct {
 	target string
 	set    Settings
 
-	mu      sync.Mutex // guards ring, running
+	mu      sync.Mutex // guards ring, running, codes
 	ring    *ring      // nil until measuring is scheduled to begin
 	running []time.Time
+	codes   codeTable
 
 	index valueIndex // every kept value by metric, in order; serializes computations
 	cache cache      // the last snapshots, one per window
@@ -73,11 +74,13 @@ func (s *Store) begin(now time.Time) {
 	s.ring = newRing(now.Add(s.set.Warmup), longest, s.set.SampleCap, len(s.set.Objectives), s.set.Seed^seed.Sum64())
 }
 
-// Scheduled implements probe.Observer; it does nothing.
-func (s *Store) Scheduled(string) {}
+// Scheduled implements probe.Observer: a request became due now.
+func (s *Store) Scheduled(target string) { s.countProbe(target, probeEvent{}) }
 
-// Dropped implements probe.Observer; it does nothing.
-func (s *Store) Dropped(string, probe.DropReason) {}
+// Dropped implements probe.Observer: a due request was dropped now.
+func (s *Store) Dropped(target string, reason probe.DropReason) {
+	s.countProbe(target, probeEvent{isDrop: true, drop: reason})
+}
 
 // State implements probe.Observer: the first time the target is ready, the
 // prober starts probing, and measuring begins after the warmup.
@@ -101,6 +104,9 @@ func (s *Store) Started(target string) {
 	defer s.mu.Unlock()
 	s.begin(now)
 	s.running = append(s.running, now)
+	if sl := s.ring.create(s.ring.bucket(sinceOrigin(s.ring.origin, now))); sl != nil {
+		sl.probes.Sent++
+	}
 }
 
 // Finished implements probe.Observer: rec is added to the windows and is
@@ -119,6 +125,7 @@ func (s *Store) Finished(rec *probe.Record) {
 	s.begin(now)
 	s.stopRunning(rec.RequestStart)
 	e := newEntry(rec, s.ring.origin, end)
+	e.code = s.codes.number(rec.ErrorCode)
 	if rec.End.IsZero() && len(s.set.Objectives) > 0 {
 		withEnd := *rec
 		withEnd.End = end

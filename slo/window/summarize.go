@@ -115,7 +115,7 @@ func exact(m Metric, col *column, confidence float64) Summary {
 	}
 	w := stats.SummarizeWeighted(col.v, col.tok)
 	out := Summary{Weighted: true, Summary: stats.Summary{
-		Count: w.Count, Mean: w.Mean, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
+		Count: w.Count, Mean: w.Mean, Variance: w.Variance, StdDev: w.StdDev, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
 	}}
 	if v, ok := w.Percentile(stats.P50); ok {
 		out.Median = &v
@@ -146,8 +146,8 @@ func estimated(m Metric, col *column, t tally, ev moments, confidence float64) S
 
 // estimate sets the figures of an estimated summary that come from the
 // exact aggregates mo of the sampled and evicted values: count, mean,
-// extremes and, for unweighted metrics, sum, variance, standard deviation
-// and the mean's interval.
+// extremes, variance and standard deviation (token-weighted for a weighted
+// metric) and, for unweighted metrics, sum and the mean's interval.
 func estimate(out *Summary, mo moments, confidence float64) {
 	out.Count = mo.n
 	lo, hi := mo.lo, mo.hi
@@ -156,18 +156,20 @@ func estimate(out *Summary, mo moments, confidence float64) {
 		mean = lo
 	}
 	out.Mean, out.Min, out.Max = &mean, &lo, &hi
+	variance := 0.0
+	if lo != hi {
+		variance = mo.m2 / float64(mo.n)
+	}
+	sd := math.Sqrt(variance)
+	out.Variance, out.StdDev = &variance, &sd
 	if out.Weighted {
 		return
 	}
 	if validConfidence(confidence) {
 		out.Confidence = confidence
 	}
-	sum, variance := mo.total(), 0.0
-	if lo != hi {
-		variance = mo.m2 / float64(mo.n)
-	}
-	sd := math.Sqrt(variance)
-	out.Sum, out.Variance, out.StdDev = &sum, &variance, &sd
+	sum := mo.total()
+	out.Sum = &sum
 	out.MeanCI = meanCI(&mo, mean, out.Confidence)
 }
 

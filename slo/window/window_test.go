@@ -67,6 +67,8 @@ func TestTwoRequestsHandComputed(t *testing.T) {
 		t.Errorf("ITL weighted %v count %d CI %v; want weighted, 15, no interval", itl.Weighted, itl.Count, itl.MeanCI)
 	}
 	check(t, "ITL mean", val(itl.Mean), 0.1)
+	check(t, "ITL variance", val(itl.Variance), 0)
+	check(t, "ITL standard deviation", val(itl.StdDev), 0)
 	// TPOT (11.7 − 10.5)/11 weight 11 and (20.8 − 20)/6 weight 6: count
 	// 17; the per-request values are whole nanoseconds (1.2 s/11 =
 	// 109090909 ns, 0.8 s/6 = 133333333 ns), so the mean is
@@ -77,6 +79,11 @@ func TestTwoRequestsHandComputed(t *testing.T) {
 	check(t, "TPOT mean", val(tpot.Mean), (0.109090909*11+0.133333333*6)/17)
 	check(t, "TPOT p50", pct(tpot, stats.P50), 0.109090909)
 	check(t, "TPOT p90", pct(tpot, stats.P90), 0.133333333)
+	// Σw·(v − mean)²/Σw of two values a (weight 11) and b (weight 6) is
+	// 11·6·(b − a)²/17².
+	d := 0.133333333 - 0.109090909
+	check(t, "TPOT variance", val(tpot.Variance), 66*d*d/289)
+	check(t, "TPOT standard deviation", val(tpot.StdDev), math.Sqrt(66*d*d/289))
 	// Token counts: prompt 100 and 50, output 11 and 6, iterations = output.
 	check(t, "prompt tokens sum", val(snap.Summary(PromptTokens).Successful.Sum), 150)
 	check(t, "output tokens mode", val(snap.Summary(OutputTokens).Successful.Mode), 6)

@@ -1,0 +1,97 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// Text is a text field of a server's response (a chat delta's content,
+// refusal or reasoning, a completion's text, a realtime delta or
+// transcript) in any of the shapes servers send: null, a string, an
+// array of content parts, or one part alone. A part is null, a string, or
+// an object whose "text" is null or absent (an image or audio part), a
+// string, or the Assistants API's {"value": string}. Text records only
+// whether any of it was non-empty. Any other JSON type, anywhere in the
+// shape (5, true, {"text":5}, [[…]]), fails decoding with ErrText, so
+// that a malformed field is a malformed chunk in every backend.
+type Text bool
+
+// ErrText is the failure of a text field of another JSON type.
+var ErrText = errors.New("text is not a string, a content part or an array of them")
+
+// UnmarshalJSON reads a text field.
+func (t *Text) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '[' {
+		has, err := partText(data)
+		*t = Text(has)
+		return err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(data, &parts); err != nil {
+		return err
+	}
+	*t = false
+	for _, p := range parts {
+		has, err := partText(p)
+		if err != nil {
+			return err
+		}
+		*t = *t || Text(has)
+	}
+	return nil
+}
+
+// partText reports whether one content part (or a text field that is not
+// an array) holds non-empty text.
+func partText(data []byte) (bool, error) {
+	var p struct {
+		Text json.RawMessage `json:"text"`
+	}
+	if !isObject(data) {
+		return stringText(data)
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return false, err
+	}
+	return textMember(p.Text)
+}
+
+// textMember reports whether a part's "text" holds non-empty text: it is
+// null, absent, a string, or an object whose "value" is one of those.
+func textMember(data []byte) (bool, error) {
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if !isObject(data) {
+		return stringText(data)
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return false, err
+	}
+	return stringText(v.Value)
+}
+
+// isObject reports whether data, white space aside, begins a JSON object.
+func isObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) > 0 && data[0] == '{'
+}
+
+// stringText reports whether data (null, absent or a string) is a
+// non-empty string.
+func stringText(data []byte) (bool, error) {
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0 || bytes.Equal(data, []byte("null")):
+		return false, nil
+	case data[0] != '"':
+		return false, ErrText
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return false, err
+	}
+	return s != "", nil
+}
