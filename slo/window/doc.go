@@ -61,15 +61,14 @@
 // (138 for the default cap of 100 000 records per target), so a target
 // keeps at most K·722 records (about the cap). A record kept costs 96 bytes
 // in its bucket and 16 bytes in the index (see Snapshots) for each of its
-// quantities that is defined, 10 for a streamed HTTP request (8 when its
-// TTFOT and iteration count repeat TTFT and its output tokens), 12 for a
+// quantities that is defined, 10 for a streamed HTTP request, 12 for a
 // realtime one, 5 to 7 for a whole response, plus at most a sixteenth of
-// the index as spare room: about 230 to 270 bytes for a streamed request,
-// at most 300 (a test measures the heap), about 25 MB at the default cap.
-// Besides, a target keeps about
-// 70 kB of buckets, 24 bytes per bucket and objective set for the verdict
-// counts (69 kB with 4 sets) and, once buckets overflow, up to 1.5 MB of
-// aggregates.
+// the index as spare room: about 270 bytes for a streamed request (the
+// heap a store keeps per record measures about 290 with its buckets'
+// share, and a test holds it to at most 300), about 29 MB at the default
+// cap. Besides, a target keeps about 70 kB of buckets, 24 bytes per
+// bucket and objective set for the verdict counts (69 kB with 4 sets) and,
+// once buckets overflow, up to 1.5 MB of aggregates.
 //
 // While none of the buckets a window reads has overflowed, every figure is
 // exact and computed from the records with the exact bounds [now − W, now].
@@ -121,8 +120,7 @@
 // the values of every record it keeps in ascending order, each with its
 // record's slot and place and, for a metric decided by an event other than
 // the end, the number of buckets between that event and the end (16 bytes
-// a value; TTFOT and the iteration count only in buckets where some record
-// does not repeat TTFT and the output tokens). Recording a request only
+// a value). Recording a request only
 // marks its bucket changed. A snapshot:
 //
 //   - reads the buckets under the store's lock, in time proportional to

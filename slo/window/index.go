@@ -69,65 +69,14 @@ type valueIndex struct {
 	stale  []bool                          // scratch: slots whose values are replaced
 	// sums are by slot: its records' contributions to a window that
 	// contains them whole.
-	sums []slotSums
-	// aliased is by slot: bit i is set when aliases[i].alias repeats
-	// aliases[i].of for every record of the slot, whose values of the
-	// alias are then not kept.
-	aliased []uint8
-	recs    []entryValues // scratch: one slot's values
-	radix   []elem        // scratch: the other half of a radix sort
+	sums  []slotSums
+	radix []elem // scratch: the other half of a radix sort
 }
-
-// aliases are the metrics that usually repeat another's values, with the
-// same deciding event: TTFOT is TTFT when the first token is visible
-// content, the streaming iteration count is the output tokens when each
-// event carries one token. A slot all of whose records agree keeps no
-// values of the alias; a window reads the other metric's instead.
-var aliases = [...]struct{ alias, of Metric }{{TTFOT, TTFT}, {StreamingIterations, OutputTokens}}
 
 // entryValues are one record's values, as values returns them.
 type entryValues struct {
 	vs [numMetrics]value
 	ok [numMetrics]bool
-}
-
-// agree reports whether every record of recs has alias defined exactly
-// when of is, with the same value.
-func agree(recs []entryValues, alias, of Metric) bool {
-	for i := range recs {
-		r := &recs[i]
-		if r.ok[alias] != r.ok[of] || r.ok[alias] && r.vs[alias] != r.vs[of] {
-			return false
-		}
-	}
-	return true
-}
-
-// elems returns the values of metric m and status st in ascending order:
-// the index's own, merged for an alias with those of the metric it
-// repeats in the slots where it does, into buf.
-func (ix *valueIndex) elems(m Metric, st int, buf *[]elem) []elem {
-	for i, a := range aliases {
-		if a.alias != m {
-			continue
-		}
-		own, other := ix.sorted[m][st], ix.sorted[a.of][st]
-		out := (*buf)[:0]
-		j := 0
-		for _, x := range other {
-			if ix.aliased[x.slot()]&(1<<i) == 0 {
-				continue
-			}
-			for ; j < len(own) && own[j].v < x.v; j++ {
-				out = append(out, own[j])
-			}
-			out = append(out, x)
-		}
-		out = append(out, own[j:]...)
-		*buf = out
-		return out
-	}
-	return ix.sorted[m][st]
 }
 
 // slotSums are what a slot's kept records contribute to a window's
@@ -168,7 +117,6 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
 	clear(ix.stale)
 	ix.sums = slices.Grow(ix.sums[:0], len(views))[:len(views)]
-	ix.aliased = slices.Grow(ix.aliased[:0], len(views))[:len(views)]
 	for m := range ix.batch {
 		for st := range ix.batch[m] {
 			ix.batch[m][st] = ix.batch[m][st][:0]
@@ -195,29 +143,13 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 }
 
 // addSlot adds the defined values of the records kept in slot sl to the
-// batch, but those of an alias that repeats its metric throughout the slot.
+// batch.
 func (ix *valueIndex) addSlot(entries []entry, sl int, origin time.Time, width int64) {
-	ix.recs = slices.Grow(ix.recs[:0], len(entries))[:len(entries)]
 	for pos := range entries {
 		rec := entries[pos].record(origin)
-		r := &ix.recs[pos]
+		var r entryValues
 		r.vs, r.ok = values(&rec)
-	}
-	var aliased uint8
-	for i, a := range aliases {
-		if agree(ix.recs, a.alias, a.of) {
-			aliased |= 1 << i
-		}
-	}
-	ix.aliased[sl] = aliased
-	for pos := range entries {
-		r := &ix.recs[pos]
-		for i, a := range aliases {
-			if aliased&(1<<i) != 0 {
-				r.ok[a.alias] = false
-			}
-		}
-		ix.addEntry(&entries[pos], r, sl, pos, width)
+		ix.addEntry(&entries[pos], &r, sl, pos, width)
 	}
 }
 

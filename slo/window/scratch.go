@@ -10,8 +10,6 @@ type scratch struct {
 	cols [numStatuses + 1]column
 	tmp  column
 	sel  selection
-	// elems holds an alias's values merged with its metric's.
-	elems []elem
 	// bigBlocks and smallCum are the running sums of a mixed estimate.
 	bigBlocks, smallCum []float64
 }
@@ -34,9 +32,6 @@ func putScratch(sc *scratch) {
 		sc.cols[i].release()
 	}
 	sc.tmp.release()
-	if cap(sc.elems) > pooledValues {
-		sc.elems = nil
-	}
 	if cap(sc.bigBlocks) > pooledValues {
 		sc.bigBlocks = nil
 	}

@@ -17,7 +17,7 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 	var tallies [numStatuses]tally
 	for st := range numStatuses {
 		col := &cols[st]
-		sel.collect(m, uint8(st), ix.elems(m, st, &sc.elems), col)
+		sel.collect(m, uint8(st), ix.sorted[m][st], col)
 		var t tally
 		if col.sampled {
 			t = col.tally(true)
