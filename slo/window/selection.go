@@ -108,15 +108,7 @@ func (c *column) reset(weighted, sampled bool) {
 // keeps it by advancing its length or not, without a branch to mispredict.
 func (sel *selection) collect(m Metric, st uint8, sorted []elem, col *column) {
 	byEnd, weighted, sampled := timedByEnd(m), m.Weighted(), sel.weight != nil
-	col.reset(weighted, sampled)
-	vs := grow(col.v, len(sorted))
-	toks, sws := col.tok, col.sw
-	if weighted {
-		toks = grow(toks, len(sorted))
-	}
-	if sampled {
-		sws = grow(sws, len(sorted))
-	}
+	vs, toks, sws := col.buffers(len(sorted), weighted, sampled)
 	if sampled {
 		for i := range sel.slots {
 			sel.slots[i].weight = sel.weight[i][st]
@@ -125,19 +117,8 @@ func (sel *selection) collect(m Metric, st uint8, sorted []elem, col *column) {
 	n := 0
 	for _, x := range sorted {
 		sl := &sel.slots[x.slot()]
-		class := sl.class
-		if !byEnd && class == slotInside {
-			switch {
-			case x.aux == lagUnknown || x.aux == sl.dist:
-				class = slotEdge // the event may fall in the first bucket
-			case x.aux > sl.dist:
-				class = slotOut // the event came before the first bucket
-			}
-		}
-		keep := class == slotInside
-		if class == slotEdge {
-			keep = sel.edgeIncludes(m, x)
-		}
+		class := sl.classOf(x, byEnd)
+		keep := class == slotInside || class == slotEdge && sel.edgeIncludes(m, x)
 		tok := int64(1)
 		if weighted {
 			tok = int64(x.aux)
@@ -156,6 +137,38 @@ func (sel *selection) collect(m Metric, st uint8, sorted []elem, col *column) {
 	if sampled {
 		col.sw = sws[:n]
 	}
+}
+
+// classOf returns the class of value x in its slot s: the slot's own but
+// for a metric decided by another event than the end (byEnd false), whose
+// lag x.aux may put that event before the window's first bucket (out) or
+// in it (checked as at an edge).
+func (s *slotSel) classOf(x elem, byEnd bool) uint8 {
+	if byEnd || s.class != slotInside {
+		return s.class
+	}
+	switch {
+	case x.aux == lagUnknown || x.aux == s.dist:
+		return slotEdge // the event may fall in the first bucket
+	case x.aux > s.dist:
+		return slotOut // the event came before the first bucket
+	}
+	return slotInside
+}
+
+// buffers empties c for n values of the given kinds and returns its
+// buffers of values, token weights and sampling weights, n long (the
+// weights' only when kept).
+func (c *column) buffers(n int, weighted, sampled bool) (vs []float64, toks []int64, sws []float64) {
+	c.reset(weighted, sampled)
+	vs, toks, sws = grow(c.v, n), c.tok, c.sw
+	if weighted {
+		toks = grow(toks, n)
+	}
+	if sampled {
+		sws = grow(sws, n)
+	}
+	return vs, toks, sws
 }
 
 // b2i returns 1 for true and 0 for false (compiled without a branch).

@@ -7,50 +7,62 @@ import (
 )
 
 // summarizeByStatus summarizes metric m of the window for each status and
-// for all of them, from the metric's values in the index ix; ev holds the aggregates of the records that left a
-// sample. In an approximate window the aggregates of all statuses are
-// merged from theirs.
+// for all of them, from the metric's values in the index ix; ev holds the
+// aggregates of the records that left a sample.
 func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
-	cols := &sc.cols
 	var out stats.ByStatus[Summary]
-	var all, allEv moments
 	var tallies [numStatuses]tally
 	for st := range numStatuses {
-		col := &cols[st]
-		sel.collect(m, uint8(st), ix.sorted[m][st], col)
-		var t tally
-		if col.sampled {
-			t = col.tally(true)
-		}
-		tallies[st] = t
-		all.merge(t.mo)
-		allEv.merge(ev.m[m][st])
-		if ev.m[m][st].n > 0 {
-			*out.Of(stats.Status(st)) = estimated(m, col, t, ev.m[m][st], confidence)
-		} else {
-			*out.Of(stats.Status(st)) = exact(m, col, confidence)
-		}
+		*out.Of(stats.Status(st)), tallies[st] = sel.summarizeStatus(m, st, ix, ev.m[m][st], confidence, sc)
 	}
-	if st, ok := onlyStatus(m, cols, ev); ok {
+	if st, ok := onlyStatus(m, &sc.cols, ev); ok {
 		out.All = *out.Of(st) // the same values: the same figures
 		return out
 	}
-	allCol := &cols[numStatuses]
+	out.All = summarizeAll(m, &tallies, ev, confidence, sc)
+	return out
+}
+
+// summarizeStatus collects metric m's values of status st into sc's
+// column of that status and summarizes them, exactly when none left a
+// sample (ev is empty); it returns the column's tally too (empty unless
+// the window is approximate).
+func (sel *selection) summarizeStatus(m Metric, st int, ix *valueIndex, ev moments, confidence float64, sc *scratch) (Summary, tally) {
+	col := &sc.cols[st]
+	sel.collect(m, uint8(st), ix.sorted[m][st], col)
+	var t tally
+	if col.sampled {
+		t = col.tally(true)
+	}
+	if ev.n > 0 {
+		return estimated(m, col, t, ev, confidence), t
+	}
+	return exact(m, col, confidence), t
+}
+
+// summarizeAll summarizes metric m's values of every status, collected in
+// sc's columns and tallied in tallies, with the aggregates of all statuses
+// merged from theirs in ev.
+func summarizeAll(m Metric, tallies *[numStatuses]tally, ev *aggregates, confidence float64, sc *scratch) Summary {
+	cols := &sc.cols
+	var all, allEv moments
+	for st := range numStatuses {
+		all.merge(tallies[st].mo)
+		allEv.merge(ev.m[m][st])
+	}
 	if allEv.n > 0 {
 		if big, ok := mostly(cols); ok {
-			out.All = estimatedMixed(m, cols, big, &tallies, all, allEv, confidence, sc)
-			return out
+			return estimatedMixed(m, cols, big, tallies, all, allEv, confidence, sc)
 		}
 	}
+	allCol := &cols[numStatuses]
 	allCol.merge(cols[:numStatuses], &sc.tmp)
 	if allEv.n == 0 {
-		out.All = exact(m, allCol, confidence)
-		return out
+		return exact(m, allCol, confidence)
 	}
 	t := allCol.tally(false)
 	t.mo = all
-	out.All = estimated(m, allCol, t, allEv, confidence)
-	return out
+	return estimated(m, allCol, t, allEv, confidence)
 }
 
 // mostly returns the status whose column holds at least seven eighths of
