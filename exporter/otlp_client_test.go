@@ -21,7 +21,7 @@ import (
 // token appears in no error.
 func TestOTLPHTTPRefusesRedirects(t *testing.T) {
 	var elsewhere atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		elsewhere.Add(1)
 	}))
 	t.Cleanup(other.Close)
