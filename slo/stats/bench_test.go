@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -17,6 +18,25 @@ func BenchmarkSummarize(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Summarize(values, 0.95)
+			}
+		})
+	}
+}
+
+// BenchmarkSummarizeSorted is Summarize without the sort: what a window
+// that keeps its values in order pays per summary.
+func BenchmarkSummarizeSorted(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		r := rand.New(rand.NewPCG(1, 1))
+		values := make([]float64, n)
+		for i := range values {
+			values[i] = r.ExpFloat64()
+		}
+		slices.Sort(values)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				SummarizeSorted(values, 0.95)
 			}
 		})
 	}

@@ -2,18 +2,19 @@ package stats
 
 import "math"
 
-// compensated is a Neumaier (improved Kahan) running sum.
+// compensated is a Neumaier (improved Kahan) running sum: c accumulates
+// the exact rounding error of every addition. The error is computed by
+// Knuth's branch-free TwoSum, which gives the same exact error as
+// Neumaier's comparison of magnitudes without a branch that a sum hovering
+// around zero (the deviations from a mean) would mispredict.
 type compensated struct {
 	sum, c float64
 }
 
 func (k *compensated) add(x float64) {
 	t := k.sum + x
-	if math.Abs(k.sum) >= math.Abs(x) {
-		k.c += (k.sum - t) + x
-	} else {
-		k.c += (x - t) + k.sum
-	}
+	bx := t - k.sum
+	k.c += (k.sum - (t - bx)) + (x - bx)
 	k.sum = t
 }
 
@@ -47,10 +48,11 @@ type moments struct {
 	ss   float64 // Σ (x·2⁻ᵉ − mean)², by the corrected two-pass method
 }
 
-// newMoments computes the moments of xs (finite values, len ≥ 1) with two
-// compensated passes.
+// newMoments computes the moments of xs (sorted finite values, len ≥ 1)
+// with two compensated passes; the scale comes from the extremes, the
+// first and last values.
 func newMoments(xs []float64) moments {
-	e := scaleExp(xs)
+	e := scaleExp([]float64{xs[0], xs[len(xs)-1]})
 	down := math.Ldexp(1, -e)
 	m := moments{n: len(xs), up: math.Ldexp(1, e)}
 	var s compensated

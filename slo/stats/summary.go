@@ -82,7 +82,24 @@ func percentileOf(ps []Percentile, l Level) (float64, bool) {
 // infinite or NaN). values is not modified: the sort works on a copy, in
 // O(n log n).
 func Summarize(values []float64, confidence float64) Summary {
-	sorted := sortedWithoutNaN(values)
+	return summarizeSorted(sortedWithoutNaN(values), confidence)
+}
+
+// SummarizeSorted is Summarize for values already in ascending order
+// without NaN, such as those a caller keeps sorted as they arrive: it
+// skips Summarize's copy and sort, so it runs in O(n) and allocates only
+// the figures. The result is Summarize's for the same values. Input that
+// is not sorted, or holds NaN, is summarized by Summarize instead. values
+// is not modified.
+func SummarizeSorted(values []float64, confidence float64) Summary {
+	if len(values) > 0 && (math.IsNaN(values[0]) || !slices.IsSorted(values)) {
+		return Summarize(values, confidence)
+	}
+	return summarizeSorted(values, confidence)
+}
+
+// summarizeSorted summarizes sorted values without NaN.
+func summarizeSorted(sorted []float64, confidence float64) Summary {
 	n := len(sorted)
 	s := Summary{Count: int64(n), Percentiles: emptyPercentiles()}
 	if validConfidence(confidence) {

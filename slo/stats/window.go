@@ -67,24 +67,51 @@ type TokenSpan struct {
 // when FirstToken lies in w. Spans with a NaN time are skipped. The result
 // is fractional; divide by w.Length() (Rate) for tokens/s.
 func TokensInWindow(spans []TokenSpan, w Window) (output, prompt float64) {
-	var out, in compensated
+	t := NewTokenTally(w)
 	for _, s := range spans {
-		if math.IsNaN(s.FirstToken) || math.IsNaN(s.LastToken) {
-			continue
-		}
-		if w.contains(s.FirstToken) {
-			in.add(float64(s.PromptTokens))
-		}
-		switch {
-		case s.LastToken > s.FirstToken:
-			share := w.overlap(s.FirstToken, s.LastToken) / (s.LastToken - s.FirstToken)
-			out.add(float64(s.OutputTokens) * share)
-		case w.contains(s.FirstToken):
-			out.add(float64(s.OutputTokens))
-		}
+		t.Add(s)
 	}
-	return out.value(), in.value()
+	return t.Totals()
 }
+
+// TokenTally is TokensInWindow over spans added one at a time, for callers
+// that do not keep them: the same sums in the same order give the same
+// totals.
+type TokenTally struct {
+	w       Window
+	out, in compensated
+}
+
+// NewTokenTally returns an empty tally of the tokens attributable to w.
+func NewTokenTally(w Window) TokenTally { return TokenTally{w: w} }
+
+// Add counts the tokens of s attributable to the window, as
+// TokensInWindow.
+func (t *TokenTally) Add(s TokenSpan) {
+	if math.IsNaN(s.FirstToken) || math.IsNaN(s.LastToken) {
+		return
+	}
+	if t.w.contains(s.FirstToken) {
+		t.in.add(float64(s.PromptTokens))
+	}
+	switch {
+	case s.LastToken > s.FirstToken:
+		share := t.w.overlap(s.FirstToken, s.LastToken) / (s.LastToken - s.FirstToken)
+		t.out.add(float64(s.OutputTokens) * share)
+	case t.w.contains(s.FirstToken):
+		t.out.add(float64(s.OutputTokens))
+	}
+}
+
+// AddInside counts tokens of spans known to lie inside the window (as the
+// window's own sum of them, say), all of which TokensInWindow would count.
+func (t *TokenTally) AddInside(output, prompt float64) {
+	t.out.add(output)
+	t.in.add(prompt)
+}
+
+// Totals returns the output and prompt tokens counted so far.
+func (t *TokenTally) Totals() (output, prompt float64) { return t.out.value(), t.in.value() }
 
 // Span is the lifetime [Start, End) of one request, in seconds from the
 // window's origin. A request still running is given End = the window's End.
@@ -98,9 +125,31 @@ type Span struct {
 // empty, reversed or NaN contribute nothing. ok is false when the window has
 // no length.
 func MeanConcurrency(spans []Span, w Window) (mean float64, ok bool) {
-	var busy compensated
+	b := NewBusyTally(w)
 	for _, s := range spans {
-		busy.add(w.overlap(s.Start, s.End))
+		b.Add(s)
 	}
-	return Rate(busy.value(), w)
+	return b.Mean()
 }
+
+// BusyTally is MeanConcurrency over spans added one at a time, for callers
+// that do not keep them: the same sums in the same order give the same
+// mean.
+type BusyTally struct {
+	w    Window
+	busy compensated
+}
+
+// NewBusyTally returns an empty tally of the time in flight within w.
+func NewBusyTally(w Window) BusyTally { return BusyTally{w: w} }
+
+// Add counts the part of s inside the window.
+func (b *BusyTally) Add(s Span) { b.busy.add(b.w.overlap(s.Start, s.End)) }
+
+// AddInside counts seconds in flight of spans known to lie inside the
+// window (their summed lengths, say).
+func (b *BusyTally) AddInside(seconds float64) { b.busy.add(seconds) }
+
+// Mean returns the time-weighted mean number of requests in flight counted
+// so far, as MeanConcurrency; ok is false when the window has no length.
+func (b *BusyTally) Mean() (mean float64, ok bool) { return Rate(b.busy.value(), b.w) }

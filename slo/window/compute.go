@@ -9,33 +9,17 @@ import (
 // seconds converts an offset in ns to the seconds package stats works in.
 func seconds(ns int64) float64 { return float64(ns) / float64(time.Second) }
 
-// accumulator collects a window's records.
+// accumulator collects a window's request-level figures from its records:
+// counts, tokens by event time, busy time and (exact windows) verdict
+// counts.
 type accumulator struct {
 	start, now int64
-	origin     time.Time
-	rows       []row
-	// counts is the number of rows including each metric, by status.
-	counts   [numMetrics][numStatuses]int
-	requests [numStatuses]int64
-	tokens   [numStatuses][]stats.TokenSpan
-	spans    []stats.Span
-	entries  []weightedEntry
-}
-
-// row is one record's values: bit m of in is set when metric m is defined
-// and counts in the window. weight is the number of records of its status
-// the record stands for (1 unless sampled).
-type row struct {
-	vals   [numMetrics]value
-	in     uint16
-	status uint8
-	weight float64
-}
-
-// weightedEntry is a record of the window with its sampling weight.
-type weightedEntry struct {
-	e      *entry
-	weight float64
+	requests   [numStatuses]int64
+	tokens     [numStatuses]stats.TokenTally
+	busy       stats.BusyTally
+	// slo counts the verdicts of the records that ended in the window;
+	// nil for an approximate window, which reads its buckets' counters.
+	slo []sloCount
 }
 
 // contains reports whether instant t lies in the window.
@@ -43,103 +27,125 @@ func (a *accumulator) contains(t int64) bool {
 	return t != absent && t >= a.start && t <= a.now
 }
 
-// newAccumulator returns an accumulator for the window [start, now] whose
-// slices have room for the records of parts that ended in it.
-func newAccumulator(g *gathered) *accumulator {
-	a := &accumulator{start: g.start, now: g.now, origin: g.origin}
-	var n [numStatuses]int
-	for _, p := range g.parts {
-		for i := range p.entries {
-			if a.contains(p.entries[i].end) {
-				n[p.entries[i].status]++
-			}
-		}
+// newAccumulator returns an empty accumulator for g's window.
+func newAccumulator(g *gathered, objectives int) *accumulator {
+	win := stats.Window{Start: seconds(g.start), End: seconds(g.now)}
+	a := &accumulator{start: g.start, now: g.now, busy: stats.NewBusyTally(win)}
+	for st := range a.tokens {
+		a.tokens[st] = stats.NewTokenTally(win)
 	}
-	total := n[0] + n[1] + n[2]
-	a.rows = make([]row, 0, total)
-	a.spans = make([]stats.Span, 0, total+len(g.running))
-	a.entries = make([]weightedEntry, 0, total)
-	for st := range n {
-		a.tokens[st] = make([]stats.TokenSpan, 0, n[st])
+	if !g.approximate {
+		a.slo = make([]sloCount, objectives)
 	}
 	return a
 }
 
-// addPart collects the records of one bucket that ended in the window.
-// Each stands for seen ÷ kept records of its status.
-func (a *accumulator) addPart(p *part) {
-	var kept [numStatuses]int64
-	for i := range p.entries {
-		kept[p.entries[i].status]++
-	}
-	var weight [numStatuses]float64
-	for st := range weight {
-		if kept[st] > 0 {
-			weight[st] = float64(p.seen[st]) / float64(kept[st])
+// addPart collects the records of one bucket that ended in the window,
+// from the bucket's sums s when the window contains them whole (the
+// bucket lies strictly inside it and so do their spans), and sets the
+// part's weights: each kept record stands for seen ÷ kept records of its
+// status.
+func (a *accumulator) addPart(p *part, s *slotSums, inside bool) {
+	for st := range p.weight {
+		p.weight[st] = 0
+		if s.kept[st] > 0 {
+			p.weight[st] = float64(p.seen[st]) / float64(s.kept[st])
 		}
+	}
+	if inside && s.from >= a.start && s.to <= a.now {
+		a.addSums(p, s)
+		return
 	}
 	for i := range p.entries {
 		if e := &p.entries[i]; a.contains(e.end) {
-			a.add(e, weight[e.status])
+			a.add(e)
 		}
 	}
 }
 
-// add collects e, which stands for weight records of its status.
-func (a *accumulator) add(e *entry, weight float64) {
-	a.entries = append(a.entries, weightedEntry{e, weight})
+// addSums collects the records of part p, all inside the window, from
+// their sums s.
+func (a *accumulator) addSums(p *part, s *slotSums) {
+	for st := range a.requests {
+		a.requests[st] += s.kept[st]
+		a.tokens[st].AddInside(float64(s.output[st]), float64(s.prompt[st]))
+	}
+	a.busy.AddInside(s.busy.value())
+	for i := range min(len(a.slo), len(p.slo)) {
+		a.slo[i].evaluated += p.slo[i].evaluated
+		a.slo[i].conforming += p.slo[i].conforming
+		a.slo[i].conformingOutput += p.slo[i].conformingOutput
+	}
+}
+
+// add collects e.
+func (a *accumulator) add(e *entry) {
 	st := e.status
 	a.requests[st]++
-	rec := e.record(a.origin)
-	r := row{status: st, weight: weight}
-	var ok [numMetrics]bool
-	r.vals, ok = values(&rec)
-	for m := range numMetrics {
-		if ok[m] && a.contains(e.eventTime(Metric(m))) {
-			r.in |= 1 << m
-			a.counts[m][st]++
-		}
+	if a.slo != nil {
+		countSLO(a.slo, e)
 	}
-	a.rows = append(a.rows, r)
 	output, prompt := e.tokens()
 	from, to := e.tokenSpan()
 	if from != absent {
-		a.tokens[st] = append(a.tokens[st], stats.TokenSpan{
+		a.tokens[st].Add(stats.TokenSpan{
 			FirstToken: seconds(from), LastToken: seconds(to), OutputTokens: output, PromptTokens: prompt,
 		})
 	}
 	from, to = e.busySpan()
-	a.spans = append(a.spans, stats.Span{Start: seconds(from), End: seconds(to)})
+	a.busy.Add(stats.Span{Start: seconds(from), End: seconds(to)})
 }
 
-// compute computes window w's snapshot at now.
-func (s *Store) compute(now time.Time, w time.Duration) *Snapshot {
+// snapshotsAt computes windows ws at now from one reading of the store:
+// the index is brought up to date with the buckets that changed, then
+// each window is summarized from it outside the store's lock.
+func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
+	ix := &s.index
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	c, gs := s.capture(now, ws)
+	if c.ok {
+		ix.update(c.views, c.dirty, c.origin, c.width)
+	}
+	sc := getScratch()
+	defer putScratch(sc)
+	out := make([]*Snapshot, len(ws))
+	for i, w := range ws {
+		out[i] = s.compute(&c, &gs[i], now, w, sc)
+	}
+	return out
+}
+
+// compute computes window w's snapshot at now from its reading g.
+func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration, sc *scratch) *Snapshot {
 	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence, Probes: zeroProbes()}
-	g, ok := s.gather(now, w)
-	snap.running = runningAt(g.running, now)
+	snap.running = runningAt(c.running, now)
 	snap.InFlight = len(snap.running)
-	if !ok {
+	if !g.ok {
+		var none selection
 		for m := range numMetrics {
-			snap.summaries[m] = summarizeByStatus(Metric(m), &accumulator{}, &aggregates{}, s.set.Confidence)
+			snap.summaries[m] = none.summarizeByStatus(Metric(m), &valueIndex{}, &aggregates{}, s.set.Confidence, sc)
 		}
 		snap.Objectives = attainments(s.objectives(), nil, stats.Window{}, s.set.Confidence)
 		return snap
 	}
-	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, g.codes
+	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, c.codes
 	snap.Probes = g.probes
-	snap.End, snap.Start = wallBounds(&g)
+	snap.End, snap.Start = wallBounds(g)
 	snap.startOff, snap.endOff = g.start, g.now
-	a := newAccumulator(&g)
+	a := newAccumulator(g, len(s.set.Objectives))
 	for i := range g.parts {
-		a.addPart(&g.parts[i])
+		p := &g.parts[i]
+		a.addPart(p, &s.index.sums[p.slot], p.n > g.first && p.n < g.last)
 	}
-	snap.fillRates(a, &g)
-	snap.Objectives = attainments(s.objectives(), sloCounts(len(s.set.Objectives), a, &g),
+	snap.fillRates(a, g)
+	snap.Objectives = attainments(s.objectives(), sloCounts(len(s.set.Objectives), a, g),
 		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
+	sel := newSelection(c, g, sc)
 	for m := range numMetrics {
-		snap.summaries[m] = summarizeByStatus(Metric(m), a, &g.ev, s.set.Confidence)
+		snap.summaries[m] = sel.summarizeByStatus(Metric(m), &s.index, &g.ev, s.set.Confidence, sc)
 	}
-	snap.entries = a.entries
+	snap.parts = g.parts
 	return snap
 }
 
@@ -157,19 +163,16 @@ func wallBounds(g *gathered) (end, start time.Time) {
 // window: from its records when it is exact, from its buckets' counters
 // (which count every record, sampled or not) when it is approximate.
 func sloCounts(n int, a *accumulator, g *gathered) []sloCount {
-	counts := make([]sloCount, n)
-	if g.approximate {
-		for _, p := range g.parts {
-			for i := range min(n, len(p.slo)) {
-				counts[i].evaluated += p.slo[i].evaluated
-				counts[i].conforming += p.slo[i].conforming
-				counts[i].conformingOutput += p.slo[i].conformingOutput
-			}
-		}
-		return counts
+	if !g.approximate {
+		return a.slo
 	}
-	for _, we := range a.entries {
-		countSLO(counts, we.e)
+	counts := make([]sloCount, n)
+	for _, p := range g.parts {
+		for i := range min(n, len(p.slo)) {
+			counts[i].evaluated += p.slo[i].evaluated
+			counts[i].conforming += p.slo[i].conforming
+			counts[i].conformingOutput += p.slo[i].conformingOutput
+		}
 	}
 	return counts
 }
@@ -199,7 +202,7 @@ func (snap *Snapshot) fillRates(a *accumulator, g *gathered) {
 	}
 	var output, prompt, total [numStatuses]float64
 	for st := range numStatuses {
-		o, p := stats.TokensInWindow(a.tokens[st], win)
+		o, p := a.tokens[st].Totals()
 		output[st], prompt[st] = o+g.ev.output[st], p+g.ev.prompt[st]
 		total[st] = output[st] + prompt[st]
 	}
@@ -215,11 +218,10 @@ func (snap *Snapshot) fillRates(a *accumulator, g *gathered) {
 	snap.RequestRate = stats.MapByStatus(snap.Requests, func(n int64) *float64 { return rate(float64(n)) })
 	snap.OutputTokenRate = stats.MapByStatus(snap.OutputTokens, rate)
 	snap.TotalTokenRate = stats.MapByStatus(byStatus(total, func(a, b float64) float64 { return a + b }), rate)
-	spans := a.spans
 	for _, t := range snap.running {
-		spans = append(spans, stats.Span{Start: seconds(int64(t.Sub(g.origin))), End: win.End})
+		a.busy.Add(stats.Span{Start: seconds(int64(t.Sub(g.origin))), End: win.End})
 	}
-	if c, ok := stats.MeanConcurrency(spans, win); ok {
+	if c, ok := a.busy.Mean(); ok {
 		c += g.ev.busy / win.Length()
 		snap.Concurrency = &c
 	}

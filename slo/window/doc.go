@@ -59,10 +59,16 @@
 // 722 buckets are kept, enough for the longest window however it falls on
 // the grid. Each bucket keeps its first K records, K = the sample cap ÷ 720
 // (138 for the default cap of 100 000 records per target), so a target
-// keeps at most K·722 records (about the cap; 96 bytes each, 9.6 MB at the
-// default cap), plus about 70 kB of buckets, 24 bytes per bucket and
-// objective set for the verdict counts (69 kB with 4 sets) and, once
-// buckets overflow, up to 1.5 MB of aggregates.
+// keeps at most K·722 records (about the cap). A record kept costs 96 bytes
+// in its bucket and 16 bytes in the index (see Snapshots) for each of its
+// quantities that is defined, 10 for a streamed HTTP request, 12 for a
+// realtime one, 5 to 7 for a whole response, plus at most a sixteenth of
+// the index as spare room: about 270 bytes for a streamed request (the
+// heap a store keeps per record measures about 290 with its buckets'
+// share, and a test holds it to at most 300), about 29 MB at the default
+// cap. Besides, a target keeps about 70 kB of buckets, 24 bytes per
+// bucket and objective set for the verdict counts (69 kB with 4 sets) and,
+// once buckets overflow, up to 1.5 MB of aggregates.
 //
 // While none of the buckets a window reads has overflowed, every figure is
 // exact and computed from the records with the exact bounds [now − W, now].
@@ -119,7 +125,35 @@
 // Snapshots computes every window's figures at one instant, which they
 // share as End, and caches them for a short time (one second by default),
 // because Prometheus scrapes and OTLP exports both read them; Snapshot
-// reads one window from that set. Records are gathered under the store's lock in time
-// proportional to the number of buckets; sorting and summarizing happen
-// outside it, so recording a request never waits for a snapshot.
+// reads one window from that set.
+//
+// Beside its buckets a store keeps an index: for each metric and status,
+// the values of every record it keeps in ascending order, each with its
+// record's slot and place and, for a metric decided by an event other than
+// the end, the number of buckets between that event and the end (16 bytes
+// a value). Recording a request only
+// marks its bucket changed. A snapshot:
+//
+//   - reads the buckets under the store's lock, in time proportional to
+//     their number (recording never waits for the rest);
+//   - replaces in the index the values of the buckets that changed since
+//     the last snapshot: their values radix-sorted, then merged into the
+//     others in one pass, with each changed bucket's sums (counts, known
+//     tokens, time in flight);
+//   - counts, tokens and concurrency: from those sums for a bucket the
+//     window contains whole, record by record for the buckets its bounds
+//     cut;
+//   - collects each window's values of each metric and status from the
+//     index in order, checking against its record only a value whose
+//     buckets the bounds cut, and summarizes them without sorting: exact
+//     summaries by stats.SummarizeSorted (the same figures as
+//     stats.Summarize), estimates by one pass for the sums, the squared
+//     deviations and the mode and a search for the percentiles that skips
+//     blocks of 64 values.
+//
+// Its cost is therefore linear in the records held, r (at most the cap),
+// with a small constant: about r × the metrics' values read once per
+// window, plus c log c for the c values that changed since the previous
+// snapshot; past the cap r stops growing, and so does the cost of a
+// snapshot, whatever the request rate.
 package window

@@ -5,11 +5,31 @@ import (
 	"time"
 )
 
-// gathered is what a snapshot reads from the store under its lock.
-type gathered struct {
+// capture is what a set of snapshots reads from the store under its lock,
+// in time proportional to the number of buckets.
+type capture struct {
+	// ok is false before measuring was scheduled (no ring yet).
+	ok     bool
 	origin time.Time
-	// now and start are the window's bounds, in ns from the origin.
-	now, start int64
+	width  int64 // bucket width, ns
+	// views are the ring's slots, in slot order.
+	views []view
+	// dirty lists the slots that changed since the index last read them.
+	dirty []int
+	// running are the start times of the requests in flight.
+	running []time.Time
+	// codes is the store's error code table as of the capture.
+	codes codeTable
+}
+
+// gathered is what one window reads of a capture.
+type gathered struct {
+	// ok is false before the measure start.
+	ok     bool
+	origin time.Time
+	// now and start are the window's bounds, in ns from the origin, and
+	// first and last the buckets they fall in.
+	now, start, first, last int64
 	// approximate: a bucket of the window keeps only a sample; start is
 	// then on the bucket grid.
 	approximate bool
@@ -17,56 +37,85 @@ type gathered struct {
 	parts []part
 	// ev sums the aggregates of the window's buckets (approximate only).
 	ev aggregates
-	// running are the start times of the requests in flight.
-	running []time.Time
 	// probes are the scheduler's counts of the window's buckets.
 	probes Probes
-	// codes is the store's error code table as of the gathering.
-	codes codeTable
 }
 
 // part is one bucket's records and its counts by status.
 type part struct {
+	// n is the bucket, and slot the slot holding it.
+	n       int64
+	slot    int
 	entries []entry
 	seen    [numStatuses]int64
 	// slo is a copy of the bucket's verdict counts.
 	slo []sloCount
+	// weight is the number of the bucket's records of each status that
+	// one kept record of that status stands for (seen ÷ kept; 1 while
+	// nothing was sampled). Set by the accumulator.
+	weight [numStatuses]float64
 }
 
-// gather reads window w at now; ok is false before the measure start.
-func (s *Store) gather(now time.Time, w time.Duration) (g gathered, ok bool) {
+// capture reads the store for windows ws at now. The slots' kept records
+// are marked shared, so the ring copies them before replacing one, and
+// their dirty marks move to the capture: the caller must update the index
+// with it.
+func (s *Store) capture(now time.Time, ws []time.Duration) (c capture, gs []gathered) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g.running = append([]time.Time(nil), s.running...)
-	g.codes = s.codes
+	c.running = slices.Clone(s.running)
+	gs = make([]gathered, len(ws))
+	c.codes = s.codes
 	r := s.ring
-	if r == nil || now.Before(r.origin) {
-		return g, false
+	if r == nil {
+		return c, gs
 	}
-	g.origin, g.now = r.origin, int64(now.Sub(r.origin))
+	c.ok, c.origin, c.width = true, r.origin, r.width
+	c.views = make([]view, len(r.slots))
+	for i := range r.slots {
+		sl := &r.slots[i]
+		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seen}
+		sl.shared = true
+		if sl.dirty {
+			c.dirty = append(c.dirty, i)
+			sl.dirty = false
+		}
+	}
+	for i, w := range ws {
+		gs[i] = r.gather(now, w)
+	}
+	return c, gs
+}
+
+// gather reads window w at now; ok is false before the measure start. The
+// parts' entries must be marked shared (capture does).
+func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
+	if now.Before(r.origin) {
+		return g
+	}
+	g.ok, g.origin, g.now = true, r.origin, int64(now.Sub(r.origin))
 	g.start = max(g.now-int64(w), 0)
-	first, last := r.bucket(g.start), r.bucket(g.now)
-	for n := first; n <= last && !g.approximate; n++ {
+	g.first, g.last = r.bucket(g.start), r.bucket(g.now)
+	for n := g.first; n <= g.last && !g.approximate; n++ {
 		if sl := r.get(n); sl != nil && sl.overflowed() {
 			g.approximate = true
 		}
 	}
 	if g.approximate {
-		g.start = first * r.width
+		g.start = g.first * r.width
 	}
 	g.probes = r.probesSince(g.start, g.now)
-	for n := first; n <= last; n++ {
+	for n := g.first; n <= g.last; n++ {
 		sl := r.get(n)
 		if sl == nil {
 			continue
 		}
 		if sl.total() > 0 {
-			sl.shared = true
-			g.parts = append(g.parts, part{entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
+			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
 		}
 		if g.approximate && sl.ev != nil {
 			g.ev.merge(sl.ev)
 		}
 	}
-	return g, true
+	return g
 }

@@ -18,6 +18,9 @@ type slot struct {
 	// shared is set while a snapshot may read kept: it is copied before
 	// an element is replaced.
 	shared bool
+	// dirty is set when kept changed (or the slot was recycled) since the
+	// store's index last read it.
+	dirty bool
 	// ev aggregates evicted records by event time; nil when none.
 	ev *aggregates
 	// slo counts the verdicts of every record that ended in the bucket,
@@ -88,22 +91,21 @@ func newRing(origin time.Time, longest time.Duration, sampleCap, objectives int,
 
 // bucket returns the bucket of instant t (rounding down; negative before
 // the origin).
-func (r *ring) bucket(t int64) int64 {
-	if t >= 0 {
-		return t / r.width
-	}
-	return -((-t + r.width - 1) / r.width)
-}
+func (r *ring) bucket(t int64) int64 { return bucketOf(t, r.width) }
 
 // oldest returns the oldest bucket still held.
 func (r *ring) oldest() int64 { return max(r.head-int64(len(r.slots))+1, 0) }
+
+// slotOf returns the index of the slot that holds bucket n ≥ 0 while it is
+// recent.
+func (r *ring) slotOf(n int64) int { return int(n % int64(len(r.slots))) }
 
 // get returns the slot holding bucket n, or nil.
 func (r *ring) get(n int64) *slot {
 	if n < 0 {
 		return nil
 	}
-	s := &r.slots[n%int64(len(r.slots))]
+	s := &r.slots[r.slotOf(n)]
 	if s.n != n {
 		return nil
 	}
@@ -116,14 +118,14 @@ func (r *ring) create(n int64) *slot {
 	if n < 0 || n < r.oldest() {
 		return nil
 	}
-	s := &r.slots[n%int64(len(r.slots))]
+	s := &r.slots[r.slotOf(n)]
 	switch {
 	case s.n == n:
 		return s
 	case s.n > n:
 		return nil
 	}
-	*s = slot{n: n}
+	*s = slot{n: n, dirty: true}
 	if r.nobj > 0 {
 		s.slo = make([]sloCount, r.nobj)
 	}
@@ -139,6 +141,7 @@ func (r *ring) add(e entry) {
 		return
 	}
 	s.seen[e.status]++
+	s.dirty = true
 	countSLO(s.slo, &e)
 	if len(s.kept) < r.k {
 		if len(s.kept) == cap(s.kept) {

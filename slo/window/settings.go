@@ -19,6 +19,9 @@ const (
 	// DefaultSampleCap is the default number of records a target keeps
 	// exactly (Settings.SampleCap).
 	DefaultSampleCap = 100000
+	// MaxSampleCap bounds Settings.SampleCap: each bucket keeps at most
+	// MaxSampleCap ÷ Buckets records.
+	MaxSampleCap = 10000000
 	// DefaultCacheTTL is how long a snapshot is reused by default.
 	DefaultCacheTTL = time.Second
 	// Buckets is the number of time buckets the longest window is divided
@@ -44,8 +47,8 @@ type Settings struct {
 	Warmup time.Duration
 	// SampleCap bounds the records kept per target: each of the Buckets
 	// buckets keeps at most SampleCap ÷ Buckets of them exactly (see the
-	// package documentation). 0 means DefaultSampleCap; otherwise at least
-	// Buckets.
+	// package documentation). 0 means DefaultSampleCap; otherwise from
+	// Buckets to MaxSampleCap.
 	SampleCap int
 	// CacheTTL is how long a computed snapshot is reused. 0 means
 	// DefaultCacheTTL; negative turns the cache off.
@@ -135,6 +138,8 @@ func (s Settings) validate() error {
 		return fmt.Errorf("history retention %s: must be a multiple of the interval %s", s.HistoryRetention, s.HistoryInterval)
 	case s.HistoryRetention/s.HistoryInterval > maxHistoryPoints:
 		return fmt.Errorf("history retention %s: at most %d intervals of %s", s.HistoryRetention, maxHistoryPoints, s.HistoryInterval)
+	case s.SampleCap > MaxSampleCap:
+		return fmt.Errorf("sample cap %d: must be at most %d", s.SampleCap, MaxSampleCap)
 	}
 	return nil
 }

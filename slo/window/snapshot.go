@@ -78,9 +78,10 @@ type Snapshot struct {
 	origin    time.Time
 	// startOff and endOff are Start and End in ns from origin.
 	startOff, endOff int64
-	entries          []weightedEntry
-	running          []time.Time
-	codes            codeTable
+	// parts are the window's buckets, for Records.
+	parts   []part
+	running []time.Time
+	codes   codeTable
 
 	recordsOnce sync.Once
 	records     []Record
@@ -121,7 +122,7 @@ func (s *Store) Snapshot(now time.Time, w time.Duration) *Snapshot {
 		return nil
 	}
 	if s.set.CacheTTL < 0 {
-		return s.compute(now, w)
+		return s.snapshotsAt(now, []time.Duration{w})[0]
 	}
 	return s.Snapshots(now)[i]
 }
@@ -138,10 +139,7 @@ func (s *Store) Snapshots(now time.Time) []*Snapshot {
 	if c.snaps != nil && s.set.CacheTTL > 0 && absDuration(now.Sub(c.at)) < s.set.CacheTTL {
 		return slices.Clone(c.snaps)
 	}
-	snaps := make([]*Snapshot, len(s.set.Windows))
-	for i, w := range s.set.Windows {
-		snaps[i] = s.compute(now, w)
-	}
+	snaps := s.snapshotsAt(now, s.set.Windows)
 	if s.set.CacheTTL > 0 {
 		c.at, c.snaps = now, snaps
 	}

@@ -25,7 +25,8 @@ type Store struct {
 	codes   codeTable
 	hist    history
 
-	cache cache // the last snapshots, one per window
+	index valueIndex // every kept value by metric, in order; serializes computations
+	cache cache      // the last snapshots, one per window
 
 	// retargeted holds the objective sets Retarget set, nil until then:
 	// the same names and thresholds as set.Objectives, their attainment

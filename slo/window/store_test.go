@@ -162,3 +162,18 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("%d requests, want 4·500", n)
 	}
 }
+
+// The sample cap is bounded above too: the index addresses a record by
+// its bucket's slot and its place in it.
+func TestSampleCapBound(t *testing.T) {
+	_, err := NewStore("x", Settings{SampleCap: MaxSampleCap + 1})
+	if err == nil || !strings.Contains(err.Error(), "sample cap 10000001: must be at most 10000000") {
+		t.Errorf("NewStore error %v", err)
+	}
+	if _, err := NewStore("x", Settings{SampleCap: MaxSampleCap}); err != nil {
+		t.Errorf("cap %d: %v", MaxSampleCap, err)
+	}
+	if k, slots := MaxSampleCap/Buckets, 2*Buckets+2; k >= 1<<refPosBits || slots >= 1<<(32-refSlotShift) {
+		t.Errorf("%d records per bucket or %d slots do not fit an index reference", k, slots)
+	}
+}

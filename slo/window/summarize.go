@@ -1,50 +1,131 @@
 package window
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"github.com/llmprober/llmprober/slo/stats"
 )
 
 // summarizeByStatus summarizes metric m of the window for each status and
-// for all of them; ev holds the aggregates of the records that left a
-// sample.
-func summarizeByStatus(m Metric, a *accumulator, ev *aggregates, confidence float64) stats.ByStatus[Summary] {
+// for all of them, from the metric's values in the index ix; ev holds the
+// aggregates of the records that left a sample.
+func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
 	var out stats.ByStatus[Summary]
-	var allEv moments
+	var tallies [numStatuses]tally
 	for st := range numStatuses {
-		*out.Of(stats.Status(st)) = a.summarize(m, st, ev.m[m][st], confidence)
-		allEv.merge(ev.m[m][st])
+		*out.Of(stats.Status(st)), tallies[st] = sel.summarizeStatus(m, st, ix, ev.m[m][st], confidence, sc)
 	}
-	out.All = a.summarize(m, -1, allEv, confidence)
+	if st, ok := onlyStatus(m, &sc.cols, ev); ok {
+		out.All = *out.Of(st) // the same values: the same figures
+		return out
+	}
+	out.All = summarizeAll(m, &tallies, ev, confidence, sc)
 	return out
 }
 
-// summarize describes metric m's included values of status st (of every
-// status when st is negative): exactly when none of them left a sample
-// (ev is empty), else by estimating.
-func (a *accumulator) summarize(m Metric, st int, ev moments, confidence float64) Summary {
+// summarizeStatus collects metric m's values of status st into sc's
+// column of that status and summarizes them, exactly when none left a
+// sample (ev is empty); it returns the column's tally too (empty unless
+// the window is approximate).
+func (sel *selection) summarizeStatus(m Metric, st int, ix *valueIndex, ev moments, confidence float64, sc *scratch) (Summary, tally) {
+	col := &sc.cols[st]
+	sel.collect(m, uint8(st), ix.sorted[m][st], col)
+	var t tally
+	if col.sampled {
+		t = col.tally(true)
+	}
 	if ev.n > 0 {
-		return estimate(m, a.collect(m, st), ev, confidence)
+		return estimated(m, col, t, ev, confidence), t
 	}
-	n := a.count(m, st)
-	xs := make([]float64, 0, n)
-	var ws []int64
-	if m.Weighted() {
-		ws = make([]int64, 0, n)
+	return exact(m, col, confidence), t
+}
+
+// summarizeAll summarizes metric m's values of every status, collected in
+// sc's columns and tallied in tallies, with the aggregates of all statuses
+// merged from theirs in ev.
+func summarizeAll(m Metric, tallies *[numStatuses]tally, ev *aggregates, confidence float64, sc *scratch) Summary {
+	cols := &sc.cols
+	var all, allEv moments
+	for st := range numStatuses {
+		all.merge(tallies[st].mo)
+		allEv.merge(ev.m[m][st])
 	}
-	a.each(m, st, func(r *row) {
-		xs = append(xs, r.vals[m].v)
-		if ws != nil {
-			ws = append(ws, r.vals[m].w)
+	if allEv.n > 0 {
+		if big, ok := mostly(cols); ok {
+			return estimatedMixed(m, cols, big, tallies, all, allEv, confidence, sc)
 		}
-	})
-	if !m.Weighted() {
-		return Summary{Summary: stats.Summarize(xs, confidence)}
 	}
-	w := stats.SummarizeWeighted(xs, ws)
+	allCol := &cols[numStatuses]
+	allCol.merge(cols[:numStatuses], &sc.tmp)
+	if allEv.n == 0 {
+		return exact(m, allCol, confidence)
+	}
+	t := allCol.tally(false)
+	t.mo = all
+	return estimated(m, allCol, t, allEv, confidence)
+}
+
+// mostly returns the status whose column holds at least seven eighths of
+// the values of cols.
+func mostly(cols *[numStatuses + 1]column) (int, bool) {
+	n, big := 0, 0
+	for st := range numStatuses {
+		n += len(cols[st].v)
+		if len(cols[st].v) > len(cols[big].v) {
+			big = st
+		}
+	}
+	return big, len(cols[big].v)*8 >= n*7
+}
+
+// estimatedMixed describes the sampled values of every status together
+// with the evicted ones, most of them in status big's column: the other
+// statuses' values are merged into the column of all, and the order
+// statistics searched for in both (mixed); mo are the sampled values'
+// aggregates and ev the evicted ones'.
+func estimatedMixed(m Metric, cols *[numStatuses + 1]column, big int, tallies *[numStatuses]tally,
+	mo, ev moments, confidence float64, sc *scratch) Summary {
+	rest := *cols
+	rest[big] = column{}
+	small := &cols[numStatuses]
+	small.merge(rest[:numStatuses], &sc.tmp)
+	total, hi := 0.0, cols[big].v[len(cols[big].v)-1]
+	for st := range numStatuses {
+		total += tallies[st].total
+	}
+	if len(small.v) > 0 {
+		hi = max(hi, small.v[len(small.v)-1])
+	}
+	out := Summary{Weighted: m.Weighted(), Approximate: true, Summary: stats.Summary{Percentiles: levels()}}
+	newMixed(&cols[big], small, sc).estimate(&out, total, tallies[big].mode, tallies[big].modeW, hi)
+	mo.merge(ev)
+	estimate(&out, mo, confidence)
+	return out
+}
+
+// onlyStatus returns the status that holds all of metric m's values of the
+// window, sampled and aggregated, when the others hold none.
+func onlyStatus(m Metric, cols *[numStatuses + 1]column, ev *aggregates) (stats.Status, bool) {
+	n, evN := 0, int64(0)
+	for st := range numStatuses {
+		n += len(cols[st].v)
+		evN += ev.m[m][st].n
+	}
+	for st := range numStatuses {
+		if len(cols[st].v) == n && ev.m[m][st].n == evN {
+			return stats.Status(st), true
+		}
+	}
+	return 0, false
+}
+
+// exact describes the values of col (ascending), none of which left a
+// sample.
+func exact(m Metric, col *column, confidence float64) Summary {
+	if !m.Weighted() {
+		return Summary{Summary: stats.SummarizeSorted(col.v, confidence)}
+	}
+	w := stats.SummarizeWeighted(col.v, col.tok)
 	out := Summary{Weighted: true, Summary: stats.Summary{
 		Count: w.Count, Mean: w.Mean, Variance: w.Variance, StdDev: w.StdDev, Min: w.Min, Max: w.Max, Percentiles: w.Percentiles,
 	}}
@@ -54,53 +135,33 @@ func (a *accumulator) summarize(m Metric, st int, ev moments, confidence float64
 	return out
 }
 
-// count returns the number of rows that include metric m, of status st or
-// of any status when st is negative.
-func (a *accumulator) count(m Metric, st int) int {
-	n := 0
-	for s := range numStatuses {
-		if st < 0 || s == st {
-			n += a.counts[m][s]
+// estimated describes the sampled values of col, tallied in t, together
+// with the evicted ones aggregated in ev: count, sum, mean, variance,
+// extremes and the mean's interval exactly, median, mode and percentiles
+// estimated from col, without intervals.
+func estimated(m Metric, col *column, t tally, ev moments, confidence float64) Summary {
+	out := Summary{Weighted: m.Weighted(), Approximate: true, Summary: stats.Summary{Percentiles: levels()}}
+	if len(col.v) > 0 {
+		col.percentiles(out.Percentiles, t.total)
+		if v, ok := out.Percentile(stats.P50); ok {
+			out.Median = &v
+		}
+		if !m.Weighted() {
+			out.Mode = ptr(t.mode)
 		}
 	}
-	return n
-}
-
-// each calls f for every row that includes metric m, of status st or of
-// any status when st is negative.
-func (a *accumulator) each(m Metric, st int, f func(r *row)) {
-	for i := range a.rows {
-		if r := &a.rows[i]; r.in&(1<<m) != 0 && (st < 0 || int(r.status) == st) {
-			f(r)
-		}
-	}
-}
-
-// collect returns metric m's included values of status st (every status
-// when negative) as samples: each value's weight times the number of
-// records its record stands for.
-func (a *accumulator) collect(m Metric, st int) []sample {
-	out := make([]sample, 0, a.count(m, st))
-	a.each(m, st, func(r *row) {
-		out = append(out, sample{v: r.vals[m].v, tokens: r.vals[m].w, w: float64(r.vals[m].w) * r.weight})
-	})
+	mo := t.mo
+	mo.merge(ev)
+	estimate(&out, mo, confidence)
 	return out
 }
 
-// estimate describes the sampled values together with the evicted ones
-// aggregated in ev:
-// count, sum, mean, variance (token-weighted for a weighted metric),
-// extremes and the mean's interval exactly, median, mode and percentiles
-// as estimates, without intervals. A weighted metric has no sum, mode or
-// interval.
-func estimate(m Metric, samples []sample, ev moments, confidence float64) Summary {
-	var mo moments
-	for _, s := range samples {
-		mo.add(s.v, s.tokens)
-	}
-	mo.merge(ev)
-	out := Summary{Weighted: m.Weighted(), Approximate: true}
-	out.Count, out.Percentiles = mo.n, levels()
+// estimate sets the figures of an estimated summary that come from the
+// exact aggregates mo of the sampled and evicted values: count, mean,
+// extremes, variance and standard deviation (token-weighted for a weighted
+// metric) and, for unweighted metrics, sum and the mean's interval.
+func estimate(out *Summary, mo moments, confidence float64) {
+	out.Count = mo.n
 	lo, hi := mo.lo, mo.hi
 	mean := min(max(mo.mean, lo), hi)
 	if lo == hi {
@@ -113,16 +174,15 @@ func estimate(m Metric, samples []sample, ev moments, confidence float64) Summar
 	}
 	sd := math.Sqrt(variance)
 	out.Variance, out.StdDev = &variance, &sd
-	if !m.Weighted() {
-		if validConfidence(confidence) {
-			out.Confidence = confidence
-		}
-		sum := mo.total()
-		out.Sum = &sum
-		out.MeanCI = meanCI(&mo, mean, out.Confidence)
+	if out.Weighted {
+		return
 	}
-	estimateOrder(&out, samples, !m.Weighted())
-	return out
+	if validConfidence(confidence) {
+		out.Confidence = confidence
+	}
+	sum := mo.total()
+	out.Sum = &sum
+	out.MeanCI = meanCI(&mo, mean, out.Confidence)
 }
 
 // validConfidence reports whether c is a usable interval level.
@@ -152,59 +212,4 @@ func levels() []stats.Percentile {
 	return ps
 }
 
-// sample is a sampled value with its token weight (1 for unweighted
-// metrics), standing for w units of the window.
-type sample struct {
-	v      float64
-	tokens int64
-	w      float64
-}
-
-// estimateOrder sets the percentiles (the smallest value whose cumulative
-// weight reaches q·Σw), the median and, with withMode, the mode (the value
-// of greatest weight, ties to the smallest) of out from samples.
-func estimateOrder(out *Summary, samples []sample, withMode bool) {
-	samples = slices.DeleteFunc(samples, func(s sample) bool { return !(s.w > 0) || math.IsNaN(s.v) })
-	if len(samples) == 0 {
-		return
-	}
-	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.v, b.v) })
-	var total float64
-	for _, s := range samples {
-		total += s.w
-	}
-	cum, i := 0.0, -1
-	for k := range out.Percentiles {
-		l := out.Percentiles[k].Level
-		for i < len(samples)-1 && (i < 0 || cum*float64(l.Den) < float64(l.Num)*total) {
-			i++
-			cum += samples[i].w
-		}
-		v := samples[i].v
-		out.Percentiles[k].Value = &v
-	}
-	if v, ok := out.Percentile(stats.P50); ok {
-		out.Median = &v
-	}
-	if withMode {
-		mode := weightedMode(samples)
-		out.Mode = &mode
-	}
-}
-
-// weightedMode returns the value of greatest total weight in sorted
-// samples; ties go to the smallest.
-func weightedMode(sorted []sample) float64 {
-	best, bestW := sorted[0].v, 0.0
-	for i := 0; i < len(sorted); {
-		j, w := i, 0.0
-		for ; j < len(sorted) && sorted[j].v == sorted[i].v; j++ {
-			w += sorted[j].w
-		}
-		if w > bestW {
-			best, bestW = sorted[i].v, w
-		}
-		i = j
-	}
-	return best
-}
+func ptr(v float64) *float64 { return &v }

@@ -1,0 +1,61 @@
+package window
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// bytesPerRecord is the documented bound on the heap a store keeps per
+// record it holds, for streamed HTTP requests (10 defined quantities): the
+// 96-byte entry, 16 bytes per quantity in the index, the index's spare
+// capacity (at most a sixteenth) and the buckets' and aggregates' share.
+const bytesPerRecord = 300
+
+// retainedPerRecord returns the heap retained by a store of windows 1m and
+// 5m, the default cap and no snapshot cache, fed n streamed requests over
+// 5 minutes and read once (which builds its index), per record it keeps.
+func retainedPerRecord(t *testing.T, n int) float64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, clk := newTestStore(t, Settings{Windows: []time.Duration{time.Minute, 5 * time.Minute}, Seed: 1})
+	rng := rand.New(rand.NewPCG(1, 2))
+	step := 5 * time.Minute / time.Duration(n)
+	for i := range n {
+		end := t0.Add(step * time.Duration(i+1))
+		clk.Set(end)
+		s.Started(target)
+		s.Finished(realistic(rng, i, end))
+	}
+	s.CurrentAll()
+	// Twice: the snapshot's pooled buffers survive one collection.
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept := 0
+	s.mu.Lock()
+	for i := range s.ring.slots {
+		kept += len(s.ring.slots[i].kept)
+	}
+	s.mu.Unlock()
+	runtime.KeepAlive(s)
+	return float64(after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc)) / float64(kept)
+}
+
+// The heap a store keeps per record stays under bytesPerRecord below the
+// cap and at it (120 000 requests in 5m, of which about 99 000 are kept).
+func TestBytesPerRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a store with 120 000 requests")
+	}
+	for _, n := range []int{20000, 120000} {
+		if got := retainedPerRecord(t, n); got > bytesPerRecord {
+			t.Errorf("%d requests: %.0f bytes per record kept, want at most %d", n, got, bytesPerRecord)
+		} else {
+			t.Logf("%d requests: %.0f bytes per record kept", n, got)
+		}
+	}
+}
