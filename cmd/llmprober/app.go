@@ -48,6 +48,10 @@ Usage:
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
+  llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--warmup D|P%]
+                  [--confidence C|null] [--output FILE]
+      Benchmark one configured target: latency table with intervals, tokens,
+      throughput, SLO attainment and verdict per objective set; JSON report.
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.

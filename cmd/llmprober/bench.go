@@ -42,6 +42,9 @@ type benchFlags struct {
 // a bounded time, without the HTTP server; every request's measurements are
 // kept in memory and summarised at the end.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if usesConfig(args) {
+		return benchConfigCmd(ctx, args, stdout, stderr)
+	}
 	f, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err

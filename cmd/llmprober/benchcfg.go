@@ -1,0 +1,413 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
+	"github.com/llmprober/llmprober/slo"
+	"github.com/llmprober/llmprober/slo/window"
+)
+
+// benchConfigFlags are the settings of "llmprober bench --config FILE": a
+// finite benchmark of one configured target.
+type benchConfigFlags struct {
+	config, target, output, warmup, confidence string
+	maxDuration                                time.Duration
+	maxRequests                                int
+}
+
+// usesConfig reports whether a bench command line names a configuration
+// file, which selects the benchmark of a configured target.
+func usesConfig(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "config" {
+			return true
+		}
+		if a == "--" {
+			return false
+		}
+	}
+	return false
+}
+
+// parseBenchConfigFlags reads the command line of a configured benchmark.
+func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, error) {
+	var f benchConfigFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "configuration file whose target is benchmarked")
+	fs.StringVar(&f.target, "target", "", "name of the target to benchmark; required when the file has several")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop sending this long after the target is ready; in-flight requests are then incomplete (at most 1h)")
+	fs.IntVar(&f.maxRequests, "max-requests", 0, "send this many requests at most, then wait for them to end")
+	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
+	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
+	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return f, errUsage
+	}
+	return f, nil
+}
+
+// check rejects limits that leave a run unbounded or too large.
+func (f benchConfigFlags) check() error {
+	var errs []error
+	if f.maxDuration < 0 || f.maxDuration > benchMaxDuration {
+		errs = append(errs, fmt.Errorf("--max-duration must be within (0, %s], got %s", benchMaxDuration, f.maxDuration))
+	}
+	if f.maxRequests < 0 || f.maxRequests > benchMaxRequests {
+		errs = append(errs, fmt.Errorf("--max-requests must be within [1, %d], got %d", benchMaxRequests, f.maxRequests))
+	}
+	if f.maxDuration == 0 && f.maxRequests == 0 {
+		errs = append(errs, errors.New("--max-duration or --max-requests is required"))
+	}
+	if _, err := f.warmupOf(f.length()); err != nil {
+		errs = append(errs, err)
+	}
+	if _, _, err := f.confidenceLevel(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// length is the longest the run can send: --max-duration, or the bound of
+// every run.
+func (f benchConfigFlags) length() time.Duration {
+	if f.maxDuration > 0 {
+		return f.maxDuration
+	}
+	return benchMaxDuration
+}
+
+// warmupOf parses --warmup against a run of the given length; ok is false
+// when the flag is not set.
+func (f benchConfigFlags) warmupOf(length time.Duration) (time.Duration, error) {
+	if f.warmup == "" {
+		return 0, nil
+	}
+	if pct, ok := strings.CutSuffix(f.warmup, "%"); ok {
+		p, err := strconv.ParseFloat(pct, 64)
+		if err != nil || !(p >= 0 && p < 100) || f.maxDuration == 0 {
+			return 0, fmt.Errorf("--warmup %s: a share must be in [0%%, 100%%) of --max-duration, which must be set", f.warmup)
+		}
+		return time.Duration(p / 100 * float64(length)), nil
+	}
+	d, err := time.ParseDuration(f.warmup)
+	if err != nil || d < 0 || d >= length {
+		return 0, fmt.Errorf("--warmup %s: want a duration in [0, %s) like 30s, or a share of --max-duration like 10%%", f.warmup, length)
+	}
+	return d, nil
+}
+
+// confidenceLevel parses --confidence: set is false when the flag is not
+// given; level 0 is null (no intervals).
+func (f benchConfigFlags) confidenceLevel() (level float64, set bool, err error) {
+	switch f.confidence {
+	case "":
+		return 0, false, nil
+	case "null":
+		return 0, true, nil
+	}
+	c, err := strconv.ParseFloat(f.confidence, 64)
+	if err != nil || !(c > 0 && c < 1) {
+		return 0, false, fmt.Errorf("--confidence %s: want a level in (0, 1) like 0.95, or null", f.confidence)
+	}
+	return c, true, nil
+}
+
+// benchPlan is a validated configured benchmark: the target and how its
+// run is bounded and measured.
+type benchPlan struct {
+	flags      benchConfigFlags
+	target     config.Target
+	objectives []slo.Objective
+	confidence float64
+	warmup     time.Duration
+	// window is the length of the store's one window, the run's bound.
+	window time.Duration
+	output *os.File
+}
+
+// newBenchPlan loads the configuration and checks everything a run needs,
+// before any request is sent; its errors are bad input.
+func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	t, err := pickTarget(cfg, f.target)
+	if err != nil {
+		return nil, err
+	}
+	p := &benchPlan{flags: f, target: t, objectives: slo.ForTarget(&t), confidence: cfg.ConfidenceLevel(),
+		warmup: cfg.Warmup, window: f.length()}
+	if c, set, _ := f.confidenceLevel(); set {
+		p.confidence = c
+	}
+	if f.warmup != "" {
+		p.warmup, _ = f.warmupOf(p.window)
+	}
+	if p.warmup >= p.window {
+		return nil, fmt.Errorf("warmup %s: must be shorter than the run (%s)", p.warmup, p.window)
+	}
+	if f.output != "" {
+		if p.output, err = os.Create(f.output); err != nil {
+			return nil, fmt.Errorf("--output: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// pickTarget returns the target named name, or the only one when name is
+// empty.
+func pickTarget(cfg *config.Config, name string) (config.Target, error) {
+	var names []string
+	for _, t := range cfg.Targets {
+		if t.Name == name || (name == "" && len(cfg.Targets) == 1) {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	if name == "" {
+		return config.Target{}, fmt.Errorf("--target: the configuration has %d targets (%s); name one", len(names), strings.Join(names, ", "))
+	}
+	return config.Target{}, fmt.Errorf("--target %s: no such target in the configuration (%s)", name, strings.Join(names, ", "))
+}
+
+// benchConfigCmd is "llmprober bench --config FILE": one benchmark of a
+// configured target, reported on stdout and, with --output, as JSON.
+func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseBenchConfigFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	plan, err := newBenchPlan(f)
+	if err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	res, err := plan.run(ctx, stderr)
+	if err != nil {
+		if plan.output != nil {
+			_ = plan.output.Close()
+		}
+		return err
+	}
+	res.writeConsole(stdout)
+	if plan.output != nil {
+		err := errors.Join(res.writeJSON(plan.output), plan.output.Close())
+		if err != nil {
+			return fmt.Errorf("could not write %s: %w", f.output, err)
+		}
+	}
+	if res.stop == benchStopInterrupted {
+		return errBenchInterrupted
+	}
+	return nil
+}
+
+// errBenchInterrupted ends a benchmark stopped by a signal, after its
+// partial report (exit status 1).
+var errBenchInterrupted = errors.New("benchmark interrupted: the partial report is marked interrupted")
+
+// benchResult is one finished benchmark.
+type benchResult struct {
+	plan *benchPlan
+	// snap is the measurement window, [measure_start, the run's end].
+	snap *window.Snapshot
+	// start is when the prober began (ready), end when the last request ended.
+	start, end time.Time
+	// stop says why the run ended: one of the benchStop values.
+	stop     string
+	pacing   benchReport
+	realtime bool
+}
+
+// Why a run ended.
+const (
+	benchStopDuration    = "max_duration"
+	benchStopRequests    = "max_requests"
+	benchStopStrategy    = "strategy_done"
+	benchStopInterrupted = "interrupted"
+)
+
+// run sends the target's requests until a limit, recording them into a
+// window store that spans the run, and returns the measurement window.
+func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, error) {
+	clk := clock.Precise()
+	t := p.target
+	store, err := window.NewStore(t.Name, window.Settings{
+		Windows: []time.Duration{p.window}, Confidence: p.confidence, Warmup: p.warmup, CacheTTL: -1, Clock: clk,
+		SampleCap: window.Buckets * benchMaxRequests, Objectives: p.objectives,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk}
+	defer limits.stop()
+	expected := p.flags.maxRequests
+	if expected == 0 {
+		expected = 1024
+	}
+	col := newBenchCollector(expected)
+	logger := newLogger(stderr, "warn")
+	logs := newLogObserver(logger, clk.Now)
+	w, err := wireBenchTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	defer w.client.CloseIdleConnections()
+	before := readUsage()
+	runErr := w.prober.Run(runCtx)
+	end := clk.Now()
+	after := readUsage()
+	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket}
+	res.start = limits.readyAt()
+	if res.start.IsZero() {
+		return nil, fmt.Errorf("target %s never became ready: %w", t.Name, runErr)
+	}
+	res.stop = limits.reason(ctx, runErr, p.flags.maxRequests > 0)
+	res.snap = store.Snapshot(end, p.window)
+	rate := 0.0
+	if slices.Contains([]string{config.StrategyConstant, config.StrategyPoisson}, t.Schedule.Strategy) {
+		rate = t.Schedule.Rate
+	}
+	res.pacing = newBenchReport(col.run(rate, end.Sub(res.start), after.cpu-before.cpu, after.peakRSS))
+	return res, nil
+}
+
+// wireBenchTarget wires t as wireTarget does, its strategy limited to
+// limit requests when limit > 0.
+func wireBenchTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *logObserver, logger *slog.Logger,
+	limit uint64) (*wired, error) {
+	client, err := newClient(t)
+	if err != nil {
+		return nil, err
+	}
+	header, secrets, err := requestHeader(t)
+	if err != nil {
+		return nil, err
+	}
+	backend, err := newBackend(t, client, header, secrets, clk)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	strategy, workload, err := newSchedule(t)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	if limit > 0 {
+		strategy = &probe.Limited{Strategy: strategy, Max: limit}
+	}
+	p, err := probe.NewProber(probe.ProberConfig{
+		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
+		Workload: workload, MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
+		Gate: newGate(t, client, header, secrets, func(err error) { logs.readinessFailed(t.Name, err) }),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	return &wired{prober: p, info: exporterTarget(t), client: client}, nil
+}
+
+// benchLimits is the probe.Observer that bounds a run in time: the
+// duration starts when the target is ready.
+type benchLimits struct {
+	target   string
+	duration time.Duration
+	cancel   context.CancelFunc
+	clk      clock.Clock
+
+	mu      sync.Mutex
+	ready   time.Time
+	timer   *time.Timer
+	expired bool
+}
+
+var _ probe.Observer = (*benchLimits)(nil)
+
+// State implements probe.Observer: the run's clock starts at ready.
+func (l *benchLimits) State(target string, state probe.TargetState, _ time.Duration) {
+	if target != l.target || state != probe.StateReady {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ready.IsZero() {
+		return
+	}
+	l.ready = l.clk.Now()
+	if l.duration > 0 {
+		l.timer = time.AfterFunc(l.duration, func() {
+			l.mu.Lock()
+			l.expired = true
+			l.mu.Unlock()
+			l.cancel()
+		})
+	}
+}
+
+// Scheduled implements probe.Observer.
+func (*benchLimits) Scheduled(string) {}
+
+// Dropped implements probe.Observer.
+func (*benchLimits) Dropped(string, probe.DropReason) {}
+
+// Started implements probe.Observer.
+func (*benchLimits) Started(string) {}
+
+// Finished implements probe.Observer.
+func (*benchLimits) Finished(*probe.Record) {}
+
+// readyAt returns when the target became ready; zero when it never did.
+func (l *benchLimits) readyAt() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ready
+}
+
+// stop stops the duration timer.
+func (l *benchLimits) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+}
+
+// reason says why the run ended: the caller's interrupt, the duration, or
+// the strategy stopping (at the request limit when limited).
+func (l *benchLimits) reason(parent context.Context, runErr error, limited bool) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case parent.Err() != nil:
+		return benchStopInterrupted
+	case l.expired:
+		return benchStopDuration
+	case runErr == nil && limited:
+		return benchStopRequests
+	}
+	return benchStopStrategy
+}

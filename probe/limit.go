@@ -1,0 +1,45 @@
+package probe
+
+import "time"
+
+// Limited is a Strategy that issues at most Max requests of its Strategy
+// and then stops: a finite run's request limit. The requests issued run to
+// their end, since a strategy that stops lets the prober wait for them.
+type Limited struct {
+	// Strategy decides every request up to Max.
+	Strategy Strategy
+	// Max is the number of requests issued at most; 0 issues none.
+	Max uint64
+}
+
+var _ Strategy = (*Limited)(nil)
+
+// Name implements Strategy: the wrapped strategy's name.
+func (l *Limited) Name() string { return l.Strategy.Name() }
+
+// HasSchedule implements Strategy: as the wrapped strategy.
+func (l *Limited) HasSchedule() bool { return l.Strategy.HasSchedule() }
+
+// Next implements Strategy: Stop from request Max on.
+func (l *Limited) Next(n uint64) Decision {
+	if n >= l.Max {
+		return Decision{Kind: Stop}
+	}
+	return l.Strategy.Next(n)
+}
+
+// Issue implements Strategy.
+func (l *Limited) Issue(n uint64, d Decision) { l.Strategy.Issue(n, d) }
+
+// Completed implements Strategy.
+func (l *Limited) Completed(n uint64, rec *Record, at time.Duration) { l.Strategy.Completed(n, rec, at) }
+
+// Streams returns the wrapped strategy's outstanding requests at most (0
+// for an open-loop one), which the prober checks against its concurrency
+// and queue.
+func (l *Limited) Streams() int {
+	if s, ok := l.Strategy.(streamer); ok {
+		return s.Streams()
+	}
+	return 0
+}
