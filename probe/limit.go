@@ -32,7 +32,9 @@ func (l *Limited) Next(n uint64) Decision {
 func (l *Limited) Issue(n uint64, d Decision) { l.Strategy.Issue(n, d) }
 
 // Completed implements Strategy.
-func (l *Limited) Completed(n uint64, rec *Record, at time.Duration) { l.Strategy.Completed(n, rec, at) }
+func (l *Limited) Completed(n uint64, rec *Record, at time.Duration) {
+	l.Strategy.Completed(n, rec, at)
+}
 
 // Streams returns the wrapped strategy's outstanding requests at most (0
 // for an open-loop one), which the prober checks against its concurrency
