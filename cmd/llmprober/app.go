@@ -49,9 +49,10 @@ Usage:
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--warmup D|P%]
-                  [--confidence C|null] [--output FILE]
+                  [--confidence C|null] [--output FILE] [--gate [--gate-inconclusive pass|fail]]
       Benchmark one configured target: latency table with intervals, tokens,
-      throughput, SLO attainment and verdict per objective set; JSON report.
+      throughput, SLO attainment and verdict per objective set; JSON report;
+      --gate exits 0 when every set is met, 1 when one is breached, 3 otherwise.
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
@@ -113,6 +114,8 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, errInvalid):
 		return 2
+	case errors.Is(err, errGateInconclusive):
+		return gateExitInconclusive
 	}
 	return 1
 }

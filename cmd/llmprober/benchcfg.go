@@ -27,6 +27,8 @@ type benchConfigFlags struct {
 	config, target, output, warmup, confidence string
 	maxDuration                                time.Duration
 	maxRequests                                int
+	gate                                       bool
+	gateInconclusive                           string
 }
 
 // usesConfig reports whether a bench command line names a configuration
@@ -56,6 +58,8 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
 	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
+	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
+	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -83,6 +87,11 @@ func (f benchConfigFlags) check() error {
 	}
 	if _, _, err := f.confidenceLevel(); err != nil {
 		errs = append(errs, err)
+	}
+	if !slices.Contains([]string{"", gateInconclusivePass, gateInconclusiveFail}, f.gateInconclusive) {
+		errs = append(errs, fmt.Errorf("--gate-inconclusive %s: want pass or fail", f.gateInconclusive))
+	} else if f.gateInconclusive != "" && !f.gate {
+		errs = append(errs, errors.New("--gate-inconclusive needs --gate"))
 	}
 	return errors.Join(errs...)
 }
@@ -167,6 +176,9 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 	if f.warmup != "" {
 		p.warmup, _ = f.warmupOf(p.window)
 	}
+	if f.gate && len(p.objectives) == 0 {
+		return nil, fmt.Errorf("--gate: target %s has no objective sets to judge", t.Name)
+	}
 	if p.warmup >= p.window {
 		return nil, fmt.Errorf("warmup %s: must be shorter than the run (%s)", p.warmup, p.window)
 	}
@@ -221,6 +233,9 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if res.stop == benchStopInterrupted {
 		return errBenchInterrupted
+	}
+	if f.gate {
+		return res.gate(stdout)
 	}
 	return nil
 }

@@ -39,7 +39,10 @@ type benchDocItem struct {
 	// Window is the measurement window as the status API's window document.
 	Window json.RawMessage `json:"window"`
 	SLO    []benchDocSLO   `json:"slo"`
-	Pacing benchReport     `json:"pacing"`
+	// Gate is the --gate outcome over the objective sets (met, breached or
+	// inconclusive, after --gate-inconclusive); null without --gate.
+	Gate   *string     `json:"gate"`
+	Pacing benchReport `json:"pacing"`
 }
 
 // benchDocConfig is what was benchmarked and how.
@@ -98,6 +101,11 @@ func (r *benchResult) writeJSON(w io.Writer) error {
 		Profile: "single", Config: r.docConfig(), StopReason: r.stop, Interrupted: r.stop == benchStopInterrupted,
 		RunStart: r.start.UTC().Format(time.RFC3339Nano), RunEnd: r.end.UTC().Format(time.RFC3339Nano),
 		Window: win.Bytes(), SLO: r.docSLO(), Pacing: r.pacing,
+	}
+	if r.plan.flags.gate {
+		outcome, _ := r.gateResult()
+		g := outcome.String()
+		item.Gate = &g
 	}
 	if r.snap.Measuring {
 		from, to := r.snap.Start.UTC().Format(time.RFC3339Nano), r.snap.End.UTC().Format(time.RFC3339Nano)

@@ -54,6 +54,7 @@ type benchReportDoc struct {
 			RequestsToResolve *int64         `json:"requests_to_resolve"`
 			Goodput           *float64       `json:"goodput_requests_per_second"`
 		} `json:"slo"`
+		Gate *string `json:"gate"`
 	} `json:"benchmarks"`
 }
 
