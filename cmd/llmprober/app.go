@@ -48,8 +48,9 @@ Usage:
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
-  llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--warmup D|P%]
-                  [--confidence C|null] [--output FILE] [--gate [--gate-inconclusive pass|fail]]
+  llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--max-errors N]
+                  [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
+                  [--gate [--gate-inconclusive pass|fail]]
       Benchmark one configured target: latency table with intervals, tokens,
       throughput, SLO attainment and verdict per objective set; JSON report;
       --gate exits 0 when every set is met, 1 when one is breached, 3 otherwise.

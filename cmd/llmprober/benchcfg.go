@@ -26,7 +26,8 @@ import (
 type benchConfigFlags struct {
 	config, target, output, warmup, confidence string
 	maxDuration                                time.Duration
-	maxRequests                                int
+	maxRequests, maxErrors                     int
+	maxErrorRate                               float64
 	gate                                       bool
 	gateInconclusive                           string
 }
@@ -55,6 +56,9 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.target, "target", "", "name of the target to benchmark; required when the file has several")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop sending this long after the target is ready; in-flight requests are then incomplete (at most 1h)")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "send this many requests at most, then wait for them to end")
+	fs.IntVar(&f.maxErrors, "max-errors", 0, "stop early once this many requests errored (in-flight requests then incomplete)")
+	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0,
+		fmt.Sprintf("stop early once more than this share of the last %d finished requests errored, in (0, 1]", benchErrorRateSample))
 	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
 	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
@@ -78,6 +82,12 @@ func (f benchConfigFlags) check() error {
 	}
 	if f.maxRequests < 0 || f.maxRequests > benchMaxRequests {
 		errs = append(errs, fmt.Errorf("--max-requests must be within [1, %d], got %d", benchMaxRequests, f.maxRequests))
+	}
+	if f.maxErrors < 0 || (f.maxRequests > 0 && f.maxErrors > f.maxRequests) {
+		errs = append(errs, fmt.Errorf("--max-errors must be within [1, --max-requests], got %d", f.maxErrors))
+	}
+	if f.maxErrorRate != 0 && !(f.maxErrorRate > 0 && f.maxErrorRate <= 1) {
+		errs = append(errs, fmt.Errorf("--max-error-rate must be within (0, 1], got %v", f.maxErrorRate))
 	}
 	if f.maxDuration == 0 && f.maxRequests == 0 {
 		errs = append(errs, errors.New("--max-duration or --max-requests is required"))
@@ -261,6 +271,8 @@ type benchResult struct {
 const (
 	benchStopDuration    = "max_duration"
 	benchStopRequests    = "max_requests"
+	benchStopErrors      = "max_errors"
+	benchStopErrorRate   = "max_error_rate"
 	benchStopStrategy    = "strategy_done"
 	benchStopInterrupted = "interrupted"
 )
@@ -279,7 +291,8 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk}
+	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk,
+		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate}
 	defer limits.stop()
 	expected := p.flags.maxRequests
 	if expected == 0 {
@@ -354,11 +367,26 @@ type benchLimits struct {
 	cancel   context.CancelFunc
 	clk      clock.Clock
 
+	// maxErrors and maxErrorRate are the early stops; 0 is none.
+	maxErrors    int64
+	maxErrorRate float64
+
 	mu      sync.Mutex
 	ready   time.Time
 	timer   *time.Timer
 	expired bool
+	// errors counts the errored requests; recent holds whether each of
+	// the last benchErrorRateSample finished requests errored, a ring at
+	// next; finished counts every finished one.
+	errors, finished int64
+	recent           [benchErrorRateSample]bool
+	// stopped is the early stop that ended the run, empty when none did.
+	stopped string
 }
+
+// benchErrorRateSample is the sliding sample of --max-error-rate: the last
+// 50 successful or errored requests, judged once 50 have finished.
+const benchErrorRateSample = 50
 
 var _ probe.Observer = (*benchLimits)(nil)
 
@@ -392,8 +420,45 @@ func (*benchLimits) Dropped(string, probe.DropReason) {}
 // Started implements probe.Observer.
 func (*benchLimits) Started(string) {}
 
-// Finished implements probe.Observer.
-func (*benchLimits) Finished(*probe.Record) {}
+// Finished implements probe.Observer: an errored request counts toward
+// the early stops, which cancel the run.
+func (l *benchLimits) Finished(rec *probe.Record) {
+	if rec.Outcome == probe.Incomplete {
+		return
+	}
+	errored := rec.Outcome == probe.Errored
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recent[l.finished%benchErrorRateSample] = errored
+	l.finished++
+	if errored {
+		l.errors++
+	}
+	if l.stopped != "" || l.expired {
+		return
+	}
+	switch {
+	case l.maxErrors > 0 && l.errors >= l.maxErrors:
+		l.stopped = benchStopErrors
+	case l.maxErrorRate > 0 && l.finished >= benchErrorRateSample && l.recentRate() > l.maxErrorRate:
+		l.stopped = benchStopErrorRate
+	default:
+		return
+	}
+	l.cancel()
+}
+
+// recentRate is the errored share of the last benchErrorRateSample
+// finished requests; l.mu is held.
+func (l *benchLimits) recentRate() float64 {
+	n := 0
+	for _, e := range l.recent {
+		if e {
+			n++
+		}
+	}
+	return float64(n) / benchErrorRateSample
+}
 
 // readyAt returns when the target became ready; zero when it never did.
 func (l *benchLimits) readyAt() time.Time {
@@ -419,6 +484,8 @@ func (l *benchLimits) reason(parent context.Context, runErr error, limited bool)
 	switch {
 	case parent.Err() != nil:
 		return benchStopInterrupted
+	case l.stopped != "":
+		return l.stopped
 	case l.expired:
 		return benchStopDuration
 	case runErr == nil && limited:

@@ -316,3 +316,58 @@ func TestBenchConfigDurationAndInterrupt(t *testing.T) {
 			code, b.Interrupted, b.StopReason, b.Window.Requests["all"], stderr)
 	}
 }
+
+// TestBenchConfigErrorLimits: a sim failing every request stops at
+// --max-errors 5; one failing half of them stops at --max-error-rate 0.2
+// once 50 requests have finished (then more than 10 of the last 50 have
+// errored with overwhelming likelihood), well before --max-duration.
+func TestBenchConfigErrorLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults float64
+		flags  []string
+		stop   string
+	}{
+		{"max errors", 1, []string{"--max-errors", "5"}, benchStopErrors},
+		{"max error rate", 0.5, []string{"--max-error-rate", "0.2"}, benchStopErrorRate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: time.Millisecond}, OutputTokens: 4, Seed: 3,
+				Faults: map[sim.Fault]float64{sim.FaultHTTP500: tc.faults}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			cfg := writeFile(t, "c.yml", simTargetConfig(s, "{rate: 400, max_concurrency: 4}",
+				"{name: default, latency: 10s, attainment: 0.5, period: 7d}"))
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"--config", cfg, "--max-duration", "30s", "--output", out}, tc.flags...)
+			start := time.Now()
+			code, stdout, stderr := runBenchConfig(context.Background(), t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			b := readBenchReport(t, out).Benchmarks[0]
+			errored := b.Window.Requests["errored"]
+			if b.StopReason != tc.stop || errored < 5 || time.Since(start) > 20*time.Second {
+				t.Errorf("stop %q after %v with %d errored; want %s early", b.StopReason, time.Since(start), errored, tc.stop)
+			}
+			if tc.stop == benchStopErrorRate && b.Window.Requests["successful"]+errored < benchErrorRateSample {
+				t.Errorf("stopped after %d finished requests, before the sample of %d", b.Window.Requests["successful"]+errored, benchErrorRateSample)
+			}
+		})
+	}
+	cfg := writeFile(t, "bad.yml", "targets:\n  - {name: a, base_url: http://127.0.0.1:1/v1, model: m}\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-requests", "3", "--max-errors", "4"}, "--max-errors must be within [1, --max-requests], got 4"},
+		{[]string{"--max-requests", "3", "--max-error-rate", "1.5"}, "--max-error-rate must be within (0, 1], got 1.5"},
+	} {
+		code, _, stderr := runBenchConfig(context.Background(), t, append([]string{"--config", cfg}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr lacks %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}
