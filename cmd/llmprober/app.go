@@ -49,10 +49,10 @@ Usage:
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--max-errors N]
-                  [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
+                  [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE] [--csv FILE]
                   [--gate [--gate-inconclusive pass|fail]]
       Benchmark one configured target: latency table with intervals, tokens,
-      throughput, SLO attainment and verdict per objective set; JSON report;
+      throughput, SLO attainment and verdict per objective set; JSON and CSV reports;
       --gate exits 0 when every set is met, 1 when one is breached, 3 otherwise.
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]

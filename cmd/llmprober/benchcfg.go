@@ -24,12 +24,12 @@ import (
 // benchConfigFlags are the settings of "llmprober bench --config FILE": a
 // finite benchmark of one configured target.
 type benchConfigFlags struct {
-	config, target, output, warmup, confidence string
-	maxDuration                                time.Duration
-	maxRequests, maxErrors                     int
-	maxErrorRate                               float64
-	gate                                       bool
-	gateInconclusive                           string
+	config, target, output, csv, warmup, confidence string
+	maxDuration                                     time.Duration
+	maxRequests, maxErrors                          int
+	maxErrorRate                                    float64
+	gate                                            bool
+	gateInconclusive                                string
 }
 
 // usesConfig reports whether a bench command line names a configuration
@@ -62,6 +62,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
 	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
+	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
 	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
 	if err := parseFlags(fs, args); err != nil {
@@ -161,7 +162,8 @@ type benchPlan struct {
 	warmup     time.Duration
 	// window is the length of the store's one window, the run's bound.
 	window time.Duration
-	output *os.File
+	// output and csv are the report files, nil when not asked for.
+	output, csv *os.File
 }
 
 // newBenchPlan loads the configuration and checks everything a run needs,
@@ -197,7 +199,37 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 			return nil, fmt.Errorf("--output: %w", err)
 		}
 	}
+	if f.csv != "" {
+		if p.csv, err = os.Create(f.csv); err != nil {
+			p.closeFiles()
+			return nil, fmt.Errorf("--csv: %w", err)
+		}
+	}
 	return p, nil
+}
+
+// closeFiles closes the report files.
+func (p *benchPlan) closeFiles() {
+	for _, f := range []*os.File{p.output, p.csv} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// writeFiles writes and closes the JSON and CSV reports asked for.
+func (p *benchPlan) writeFiles(res *benchResult) error {
+	if p.output != nil {
+		if err := errors.Join(res.writeJSON(p.output), p.output.Close()); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.flags.output, err)
+		}
+	}
+	if p.csv != nil {
+		if err := errors.Join(writeBenchCSV(p.csv, []*benchResult{res}), p.csv.Close()); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.flags.csv, err)
+		}
+	}
+	return nil
 }
 
 // pickTarget returns the target named name, or the only one when name is
@@ -229,17 +261,12 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	res, err := plan.run(ctx, stderr)
 	if err != nil {
-		if plan.output != nil {
-			_ = plan.output.Close()
-		}
+		plan.closeFiles()
 		return err
 	}
 	res.writeConsole(stdout)
-	if plan.output != nil {
-		err := errors.Join(res.writeJSON(plan.output), plan.output.Close())
-		if err != nil {
-			return fmt.Errorf("could not write %s: %w", f.output, err)
-		}
+	if err := plan.writeFiles(res); err != nil {
+		return err
 	}
 	if res.stop == benchStopInterrupted {
 		return errBenchInterrupted
