@@ -54,6 +54,9 @@ Usage:
       Benchmark one configured target: latency table with intervals, tokens,
       throughput, SLO attainment and verdict per objective set; JSON and CSV reports;
       --gate exits 0 when every set is met, 1 when one is breached, 3 otherwise.
+  llmprober compare [--fail-on-regression] BASE.json NEW.json
+      Compare two bench reports figure by figure; a difference counts only
+      when the intervals do not overlap; exit 1 on a regression when asked.
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
@@ -98,6 +101,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 		return benchCmd(ctx, rest, stdout, stderr)
 	case "rules":
 		return rulesCmd(rest, stdout, stderr, environ)
+	case "compare":
+		return compareCmd(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return versionCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
