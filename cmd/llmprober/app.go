@@ -48,12 +48,15 @@ Usage:
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
-  llmprober bench --config FILE [--target NAME] (--max-duration D | --max-requests N) [--max-errors N]
-                  [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE] [--csv FILE]
-                  [--gate [--gate-inconclusive pass|fail]]
-      Benchmark one configured target: latency table with intervals, tokens,
-      throughput, SLO attainment and verdict per objective set; JSON and CSV reports;
-      --gate exits 0 when every set is met, 1 when one is breached, 3 otherwise.
+  llmprober bench --config FILE [--target NAME] [--profile single|sweep|goodput] (--max-duration D | --max-requests N)
+                  [--max-errors N] [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
+                  [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
+                  [--objective NAME]
+      Benchmark one configured target (sweep: synchronous, throughput, constant rates
+      between; goodput: the highest load whose attainment interval clears the target):
+      latency table with intervals, tokens, throughput, SLO attainment and verdict per
+      objective set; JSON and CSV reports; --gate exits 0 when every set is met, 1 when
+      one is breached, 3 otherwise.
   llmprober compare [--fail-on-regression] BASE.json NEW.json
       Compare two bench reports figure by figure; a difference counts only
       when the intervals do not overlap; exit 1 on a regression when asked.

@@ -30,6 +30,8 @@ type benchConfigFlags struct {
 	maxErrorRate                                    float64
 	gate                                            bool
 	gateInconclusive                                string
+	profile, objective                              string
+	sweepRates, goodputSteps                        int
 }
 
 // usesConfig reports whether a bench command line names a configuration
@@ -61,6 +63,11 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 		fmt.Sprintf("stop early once more than this share of the last %d finished requests errored, in (0, 1]", benchErrorRateSample))
 	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
 	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
+	fs.StringVar(&f.profile, "profile", profileSingle, "single: the target's own strategy; sweep: synchronous, throughput, then "+
+		"--sweep-rates constant rates between them; goodput: the highest load whose attainment interval clears the target")
+	fs.IntVar(&f.sweepRates, "sweep-rates", 8, "constant-rate benchmarks of a sweep")
+	fs.IntVar(&f.goodputSteps, "goodput-steps", 10, "benchmarks a goodput search runs at most")
+	fs.StringVar(&f.objective, "objective", "", "objective set a goodput search judges; default the target's first")
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
 	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
@@ -98,6 +105,18 @@ func (f benchConfigFlags) check() error {
 	}
 	if _, _, err := f.confidenceLevel(); err != nil {
 		errs = append(errs, err)
+	}
+	if !slices.Contains(benchProfiles, f.profile) {
+		errs = append(errs, fmt.Errorf("--profile %s: want one of %s", f.profile, strings.Join(benchProfiles, ", ")))
+	}
+	if f.gate && f.profile != profileSingle {
+		errs = append(errs, fmt.Errorf("--gate judges one benchmark: it needs --profile %s", profileSingle))
+	}
+	if f.sweepRates < 1 || f.sweepRates > 50 {
+		errs = append(errs, fmt.Errorf("--sweep-rates must be within [1, 50], got %d", f.sweepRates))
+	}
+	if f.goodputSteps < 2 || f.goodputSteps > 30 {
+		errs = append(errs, fmt.Errorf("--goodput-steps must be within [2, 30], got %d", f.goodputSteps))
 	}
 	if !slices.Contains([]string{"", gateInconclusivePass, gateInconclusiveFail}, f.gateInconclusive) {
 		errs = append(errs, fmt.Errorf("--gate-inconclusive %s: want pass or fail", f.gateInconclusive))
@@ -188,6 +207,9 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 	if f.warmup != "" {
 		p.warmup, _ = f.warmupOf(p.window)
 	}
+	if err := p.checkProfile(); err != nil {
+		return nil, err
+	}
 	if f.gate && len(p.objectives) == 0 {
 		return nil, fmt.Errorf("--gate: target %s has no objective sets to judge", t.Name)
 	}
@@ -218,14 +240,14 @@ func (p *benchPlan) closeFiles() {
 }
 
 // writeFiles writes and closes the JSON and CSV reports asked for.
-func (p *benchPlan) writeFiles(res *benchResult) error {
+func (p *benchPlan) writeFiles(results []*benchResult, search *goodputSearch) error {
 	if p.output != nil {
-		if err := errors.Join(res.writeJSON(p.output), p.output.Close()); err != nil {
+		if err := errors.Join(writeBenchJSON(p.output, results, search), p.output.Close()); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.output, err)
 		}
 	}
 	if p.csv != nil {
-		if err := errors.Join(writeBenchCSV(p.csv, []*benchResult{res}), p.csv.Close()); err != nil {
+		if err := errors.Join(writeBenchCSV(p.csv, results), p.csv.Close()); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.csv, err)
 		}
 	}
@@ -259,20 +281,30 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
-	res, err := plan.run(ctx, stderr)
+	results, search, err := plan.runProfile(ctx, stderr)
 	if err != nil {
 		plan.closeFiles()
 		return err
 	}
-	res.writeConsole(stdout)
-	if err := plan.writeFiles(res); err != nil {
+	for _, r := range results {
+		r.writeConsole(stdout)
+		fmt.Fprintln(stdout)
+	}
+	if f.profile == profileSweep {
+		writeSweepTable(stdout, results)
+	}
+	if search != nil {
+		search.writeConsole(stdout)
+	}
+	if err := plan.writeFiles(results, search); err != nil {
 		return err
 	}
-	if res.stop == benchStopInterrupted {
+	last := results[len(results)-1]
+	if last.stop == benchStopInterrupted {
 		return errBenchInterrupted
 	}
 	if f.gate {
-		return res.gate(stdout)
+		return last.gate(stdout)
 	}
 	return nil
 }
@@ -292,6 +324,9 @@ type benchResult struct {
 	stop     string
 	pacing   benchReport
 	realtime bool
+	// profile is the --profile the benchmark belongs to, label what it is
+	// within it ("synchronous", "constant 12.5/s", "concurrency 8").
+	profile, label string
 }
 
 // Why a run ended.
@@ -337,7 +372,8 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	runErr := w.prober.Run(runCtx)
 	end := clk.Now()
 	after := readUsage()
-	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket}
+	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket, profile: p.flags.profile,
+		label: scheduleLabel(&t.Schedule)}
 	res.start = limits.readyAt()
 	if res.start.IsZero() {
 		return nil, fmt.Errorf("target %s never became ready: %w", t.Name, runErr)

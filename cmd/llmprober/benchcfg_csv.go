@@ -16,12 +16,12 @@ import (
 var benchCSVStats = []string{"count", "mean", "median", "std_dev", "min", "max", "p50", "p90", "p95", "p99", "p99.9"}
 
 // benchCSVMetrics returns the metrics the CSV has columns for: every one
-// but the schedule quantities under a strategy without an arrival
-// schedule, and the round-trip metrics for a target that is not a realtime
-// one.
-func benchCSVMetrics(t *config.Target) []window.Metric {
+// but the schedule quantities when no benchmark has an arrival schedule
+// (scheduled is false), and the round-trip metrics for a target that is not
+// a realtime one.
+func benchCSVMetrics(t *config.Target, scheduled bool) []window.Metric {
 	var out []window.Metric
-	closed := !config.HasArrivalSchedule(t.Schedule.Strategy)
+	closed := !scheduled
 	for _, m := range window.Metrics() {
 		switch m {
 		case window.DispatchDelay, window.ScheduledLatency:
@@ -49,11 +49,19 @@ type benchCSVColumn struct {
 // the successful requests, each objective set, then the intervals and the
 // confidence level (at the end, so that the columns before them keep
 // their positions whether or not intervals are on).
-func benchCSVColumns(t *config.Target, objectives []string) []benchCSVColumn {
+func benchCSVColumns(t *config.Target, objectives []string, scheduled bool) []benchCSVColumn {
 	cols := []benchCSVColumn{
 		{"target", func(r *benchResult) string { return r.plan.target.Name }},
-		{"profile", func(*benchResult) string { return "single" }},
+		{"profile", func(r *benchResult) string { return r.profile }},
+		{"label", func(r *benchResult) string { return r.label }},
 		{"strategy", func(r *benchResult) string { return r.plan.target.Schedule.Strategy }},
+		{"rate", func(r *benchResult) string { return csvPtr(r.docConfig().Rate) }},
+		{"streams", func(r *benchResult) string {
+			if s := r.docConfig().Streams; s != nil {
+				return strconv.Itoa(*s)
+			}
+			return ""
+		}},
 		{"stop_reason", func(r *benchResult) string { return r.stop }},
 		{"measure_seconds", func(r *benchResult) string { return csvFloat(r.snap.Length().Seconds(), r.snap.Measuring) }},
 		{"requests_successful", func(r *benchResult) string { return strconv.FormatInt(r.snap.Requests.Successful, 10) }},
@@ -64,7 +72,7 @@ func benchCSVColumns(t *config.Target, objectives []string) []benchCSVColumn {
 		{"total_tokens_per_second", func(r *benchResult) string { return csvPtr(r.snap.TotalTokenRate.All) }},
 		{"concurrency", func(r *benchResult) string { return csvPtr(r.snap.Concurrency) }},
 	}
-	metrics := benchCSVMetrics(t)
+	metrics := benchCSVMetrics(t, scheduled)
 	for _, m := range metrics {
 		for _, st := range benchCSVStats {
 			cols = append(cols, benchCSVColumn{m.String() + "_" + st, func(r *benchResult) string {
@@ -103,7 +111,9 @@ func benchCSVColumns(t *config.Target, objectives []string) []benchCSVColumn {
 	}})
 }
 
-// writeCSV writes the header and one row per benchmark.
+// writeBenchCSV writes the header and one row per benchmark; the schedule
+// columns appear when any benchmark has an arrival schedule (empty in the
+// rows of those that have none).
 func writeBenchCSV(w io.Writer, results []*benchResult) error {
 	if len(results) == 0 {
 		return nil
@@ -112,7 +122,11 @@ func writeBenchCSV(w io.Writer, results []*benchResult) error {
 	for _, o := range results[0].plan.objectives {
 		names = append(names, o.Name)
 	}
-	cols := benchCSVColumns(&results[0].plan.target, names)
+	scheduled := false
+	for _, r := range results {
+		scheduled = scheduled || config.HasArrivalSchedule(r.plan.target.Schedule.Strategy)
+	}
+	cols := benchCSVColumns(&results[0].plan.target, names, scheduled)
 	cw := csv.NewWriter(w)
 	header := make([]string, len(cols))
 	for i, c := range cols {

@@ -65,9 +65,15 @@ func handBenchmark(t *testing.T, strategy string) *benchResult {
 		st.Finished(rec)
 	}
 	stream := true
-	target := config.Target{Name: "hand", Stream: &stream, Schedule: config.Schedule{Strategy: strategy}}
+	target := config.Target{Name: "hand", Stream: &stream, Schedule: config.Schedule{Strategy: strategy, Rate: 0.5, Streams: 2}}
+	if closed {
+		target.Schedule.Rate = 0
+	} else {
+		target.Schedule.Streams = 0
+	}
 	plan := &benchPlan{target: target, objectives: []slo.Objective{fast}, confidence: 0.95, window: 10 * time.Second}
-	return &benchResult{plan: plan, snap: st.Snapshot(at(10000), 10*time.Second), start: t0, end: at(10000), stop: benchStopRequests}
+	return &benchResult{plan: plan, snap: st.Snapshot(at(10000), 10*time.Second), start: t0, end: at(10000), stop: benchStopRequests,
+		profile: profileSingle, label: scheduleLabel(&target.Schedule)}
 }
 
 // update rewrites the golden CSV files from the current output.

@@ -22,12 +22,16 @@ const benchSchema = "llmprober-bench/v1"
 // describes it.
 type benchDoc struct {
 	Schema     string         `json:"schema"`
+	Profile    string         `json:"profile"`
 	Benchmarks []benchDocItem `json:"benchmarks"`
+	// Goodput is the goodput search of --profile goodput; null otherwise.
+	Goodput *goodputDoc `json:"goodput"`
 }
 
 // benchDocItem is one benchmark.
 type benchDocItem struct {
 	Profile string         `json:"profile"`
+	Label   string         `json:"label"`
 	Config  benchDocConfig `json:"config"`
 	// StopReason is max_duration, max_requests, strategy_done or interrupted.
 	StopReason  string  `json:"stop_reason"`
@@ -91,14 +95,36 @@ type benchInterval struct {
 	Upper float64 `json:"upper"`
 }
 
-// writeJSON writes the report as one indented JSON document.
-func (r *benchResult) writeJSON(w io.Writer) error {
+// writeBenchJSON writes the report of results (and of the goodput search,
+// when not nil) as one indented JSON document.
+func writeBenchJSON(w io.Writer, results []*benchResult, search *goodputSearch) error {
+	doc := benchDoc{Schema: benchSchema, Profile: results[0].profile}
+	for _, r := range results {
+		item, err := r.docItem()
+		if err != nil {
+			return err
+		}
+		doc.Benchmarks = append(doc.Benchmarks, item)
+	}
+	if search != nil {
+		doc.Goodput = search.doc()
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("could not encode report: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// docItem is the benchmark's member of the report.
+func (r *benchResult) docItem() (benchDocItem, error) {
 	var win bytes.Buffer
 	if err := exporter.WriteWindowDocument(&win, r.snap, r.realtime, ""); err != nil {
-		return err
+		return benchDocItem{}, err
 	}
 	item := benchDocItem{
-		Profile: "single", Config: r.docConfig(), StopReason: r.stop, Interrupted: r.stop == benchStopInterrupted,
+		Profile: r.profile, Label: r.label, Config: r.docConfig(), StopReason: r.stop, Interrupted: r.stop == benchStopInterrupted,
 		RunStart: r.start.UTC().Format(time.RFC3339Nano), RunEnd: r.end.UTC().Format(time.RFC3339Nano),
 		Window: win.Bytes(), SLO: r.docSLO(), Pacing: r.pacing,
 	}
@@ -111,12 +137,7 @@ func (r *benchResult) writeJSON(w io.Writer) error {
 		from, to := r.snap.Start.UTC().Format(time.RFC3339Nano), r.snap.End.UTC().Format(time.RFC3339Nano)
 		item.MeasureFrom, item.MeasureTo = &from, &to
 	}
-	b, err := json.MarshalIndent(benchDoc{Schema: benchSchema, Benchmarks: []benchDocItem{item}}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("could not encode report: %w", err)
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return item, nil
 }
 
 // docConfig is the benchmark's configuration.
@@ -189,7 +210,7 @@ var benchConsoleMetrics = []struct {
 func (r *benchResult) writeConsole(w io.Writer) {
 	s, c := r.snap, r.docConfig()
 	fmt.Fprintf(w, "llmprober bench: target %s (%s %s, %s), model %s, %s\n",
-		c.Target, streamText(c.Stream), c.API, c.Strategy, c.Model, c.BaseURL)
+		c.Target, streamText(c.Stream), c.API, r.label, c.Model, c.BaseURL)
 	fmt.Fprintf(w, "stopped: %s after %.3f s; ", r.stop, r.end.Sub(r.start).Seconds())
 	if !s.Measuring {
 		fmt.Fprintln(w, "the run ended before its warmup did: nothing measured")
@@ -305,7 +326,7 @@ func sloText(o benchDocSLO) string {
 	}
 	text += ", goodput " + floatText(o.Goodput, 3) + "/s: " + o.Verdict
 	if o.RequestsToResolve != nil {
-		text += fmt.Sprintf(" (about %d requests at this attainment would resolve it)", *o.RequestsToResolve)
+		text += fmt.Sprintf("\n    about %d requests at this attainment would resolve it", *o.RequestsToResolve)
 	}
 	return text
 }
