@@ -7,12 +7,12 @@ import "strings"
 // in any case; the name is a credential header when one of its words
 // contains one of credentialParts, or ends in "key". So Authorization,
 // Proxy-Authorization, X-Auth-Token, X-Amz-Security-Token, X-Client-Secret,
-// X-Password, Cookie, X-Api-Key, api-key, apikey, X-Goog-Api-Key and
+// X-Password, Cookie, X-Request-Signature, X-Api-Key, api-key, apikey, X-Goog-Api-Key and
 // Ocp-Apim-Subscription-Key all are; OpenAI-Organization, OpenAI-Project,
 // X-Request-Id and HTTP-Referer are not. A credential whose header name
 // says nothing of the kind (X-Team, say) cannot be recognized: put it in
 // auth.header all the same.
-var credentialParts = []string{"auth", "token", "secret", "passw", "credential", "cookie"}
+var credentialParts = []string{"auth", "token", "secret", "passw", "credential", "cookie", "signature"}
 
 // credentialKeySuffix marks a word that names a key: key, apikey.
 const credentialKeySuffix = "key"

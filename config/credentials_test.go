@@ -14,6 +14,8 @@ func TestCredentialHeader(t *testing.T) {
 		{"X-Client-Secret", "secret"},
 		{"X-Password", "passw"},
 		{"X-Credentials", "credential"},
+		{"X-Request-Signature", "signature"},
+		{"X-Amz-Signature", "signature"},
 		{"Cookie", "cookie"},
 		{"X-Api-Key", "key"},
 		{"api-key", "key"},

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caarlos0/env/v11"
 )
@@ -359,10 +360,46 @@ func parseErrorMsg(pe env.ParseError) string {
 	}
 	var ne *strconv.NumError
 	if errors.As(pe.Err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-		return fmt.Sprintf("is out of range (got %q)", ne.Num)
+		return fmt.Sprintf("is out of range %s", got(ne.Num))
 	}
 	if errors.As(pe.Err, &ne) {
-		return fmt.Sprintf("must be %s (got %q)", want, ne.Num)
+		return fmt.Sprintf("must be %s %s", want, got(ne.Num))
 	}
-	return fmt.Sprintf("must be %s: %v", want, pe.Err)
+	if v, ok := quotedIn(pe.Err.Error()); ok {
+		return fmt.Sprintf("must be %s %s", want, got(v))
+	}
+	return fmt.Sprintf("must be %s", want)
+}
+
+// got says what a rejected value was, "(got "5x")", or how long it was
+// when quote's rule hides it.
+func got(v string) string {
+	if q := quote(v); strings.HasPrefix(q, `"`) {
+		return "(got " + q + ")"
+	}
+	return fmt.Sprintf("(%d characters, not shown)", utf8.RuneCountInString(v))
+}
+
+// quotedIn returns the last Go-quoted string in msg (the value a parser
+// such as time.ParseDuration quotes at the end of its error: unknown unit
+// "x" in duration "5x"), so that it can be quoted again under quote's rule
+// instead of printed as the parser did.
+func quotedIn(msg string) (string, bool) {
+	value, found := "", false
+	for i := strings.IndexByte(msg, '"'); i >= 0; {
+		prefix, err := strconv.QuotedPrefix(msg[i:])
+		if err != nil {
+			break
+		}
+		if v, err := strconv.Unquote(prefix); err == nil {
+			value, found = v, true
+		}
+		rest := msg[i+len(prefix):]
+		j := strings.IndexByte(rest, '"')
+		if j < 0 {
+			break
+		}
+		i += len(prefix) + j
+	}
+	return value, found
 }

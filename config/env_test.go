@@ -74,7 +74,19 @@ func TestFromEnvParseErrors(t *testing.T) {
 		{"concurrency", map[string]string{"LLMPROBER_MAX_CONCURRENCY": "2.5"}, `LLMPROBER_MAX_CONCURRENCY: must be an integer (got "2.5")`},
 		{"queue out of range", map[string]string{"LLMPROBER_MAX_QUEUE": "99999999999"}, `LLMPROBER_MAX_QUEUE: is out of range (got "99999999999")`},
 		{"bare duration", map[string]string{"LLMPROBER_TIMEOUT": "30"},
-			`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s": unable to parse duration: time: missing unit in duration "30"`},
+			`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s" (got "30")`},
+		{"duration with an unknown unit", map[string]string{"LLMPROBER_TIMEOUT": "5x"},
+			`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s" (got "5x")`},
+		// A key pasted into the wrong variable is not printed back, by any
+		// of the parsers' messages.
+		{"key as a number", map[string]string{"LLMPROBER_RATE": "sk-abcdefghij0123456789klmnopqrstuv"},
+			`LLMPROBER_RATE: must be a number (35 characters, not shown)`},
+		{"key as an integer", map[string]string{"LLMPROBER_MAX_QUEUE": "sk-abcdefghij0123456789klmnopqrstuv"},
+			`LLMPROBER_MAX_QUEUE: must be an integer (35 characters, not shown)`},
+		{"key as a boolean", map[string]string{"LLMPROBER_STREAM": "sk-abcdefghij0123456789klmnopqrstuv"},
+			`LLMPROBER_STREAM: must be true or false (35 characters, not shown)`},
+		{"key as a duration", map[string]string{"LLMPROBER_TIMEOUT": "sk-abcdefghij0123456789klmnopqrstuv"},
+			`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s" (35 characters, not shown)`},
 		{"two at once", map[string]string{"LLMPROBER_RATE": "x", "LLMPROBER_PROMPT_TOKENS": "y"},
 			"LLMPROBER_RATE: must be a number (got \"x\")\nLLMPROBER_PROMPT_TOKENS: must be an integer (got \"y\")"},
 	}
@@ -185,7 +197,7 @@ func TestFromEnvListsEveryBadVariable(t *testing.T) {
 				"LLMPROBER_TIMEOUT": "30", "LLMPROBER_RATE": "20000", "LLMPROBER_OUTPUT_TOKENS": "2000000",
 				"LLMPROBER_READINESS_PATH": "http://127.0.0.1:8000/health", "LLMPROBER_API_KEY_FILE": missing},
 			[]string{
-				`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s": unable to parse duration: time: missing unit in duration "30"`,
+				`LLMPROBER_TIMEOUT: must be a duration with a unit, such as "30s" or "1m30s" (got "30")`,
 				`LLMPROBER_LOG_LEVEL: unknown log level "loud" (supported: debug, info, warn, error)`,
 				`LLMPROBER_TARGET_URL: must not contain credentials; use LLMPROBER_API_KEY or LLMPROBER_API_KEY_FILE`,
 				`LLMPROBER_MODEL: required`,

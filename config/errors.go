@@ -125,6 +125,12 @@ func quote(v string) string {
 	return strconv.Quote(v)
 }
 
+// Quote returns v quoted for an error message under the rule of quote
+// (at most 32 characters, no run of 16 letters and digits mixing both),
+// or its length when the rule hides it, for the messages about values
+// that other packages read.
+func Quote(v string) string { return quote(v) }
+
 // hasKeyRun reports whether s has keyRunLen or more ASCII letters and
 // digits in a row, with at least one of each.
 func hasKeyRun(s string) bool {

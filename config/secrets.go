@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/llmprober/llmprober/probe/localfile"
 )
 
@@ -35,8 +37,16 @@ func keyFromEnv(name string) (string, error) {
 	if v = strings.TrimSpace(v); v == "" {
 		return "", fmt.Errorf("could not read API key: environment variable %s is empty", name)
 	}
+	if !httpguts.ValidHeaderFieldValue(v) {
+		return "", fmt.Errorf("could not read API key: environment variable %s %s", name, errKeyNotHeader)
+	}
 	return v, nil
 }
+
+// errKeyNotHeader ends the message about a key that no HTTP header can
+// carry (net/http would refuse every request, each an error charged to
+// the target).
+const errKeyNotHeader = "holds a line break or another control character inside the key, which no HTTP header can carry"
 
 // keyFromFile reads a key from the file at path: a regular file of at
 // most localfile.APIKey.MaxBytes. Errors name neither the file nor the key.
@@ -48,6 +58,9 @@ func keyFromFile(path string) (string, error) {
 	key := strings.TrimSpace(string(data))
 	if key == "" {
 		return "", errors.New("could not read API key: the API key file is empty")
+	}
+	if !httpguts.ValidHeaderFieldValue(key) {
+		return "", errors.New("could not read API key: the API key file " + errKeyNotHeader)
 	}
 	return key, nil
 }

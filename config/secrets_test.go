@@ -38,6 +38,8 @@ func TestAPIKey(t *testing.T) {
 	bigFile := write("big", strings.Repeat("k", int(localfile.APIKey.MaxBytes)+1))
 	t.Setenv("LLMPROBER_TEST_KEY", testKey+"\n")
 	t.Setenv("LLMPROBER_TEST_EMPTY", "")
+	twoLines := write("two-lines", testKey+"\nsecond-line\n")
+	t.Setenv("LLMPROBER_TEST_CONTROL", testKey+"\x1b[0m")
 	tests := []struct {
 		name    string
 		auth    Auth
@@ -51,6 +53,8 @@ func TestAPIKey(t *testing.T) {
 		{"file, trimmed", Auth{APIKeyFile: keyFile}, testKey, ""},
 		{"file missing", Auth{APIKeyFile: filepath.Join(dir, "absent")}, "", "could not read API key: could not open API key file: no such file or directory"},
 		{"file empty", Auth{APIKeyFile: emptyFile}, "", "could not read API key: the API key file is empty"},
+		{"file of two lines", Auth{APIKeyFile: twoLines}, "", "could not read API key: the API key file holds a line break or another control character inside the key, which no HTTP header can carry"},
+		{"env with a control character", Auth{APIKeyEnv: "LLMPROBER_TEST_CONTROL"}, "", "could not read API key: environment variable LLMPROBER_TEST_CONTROL holds a line break or another control character inside the key, which no HTTP header can carry"},
 		{"file too big", Auth{APIKeyFile: bigFile}, "", "could not read API key: API key file is too large: larger than 64 KiB, the limit for API key files"},
 	}
 	for _, tt := range tests {

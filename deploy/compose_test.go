@@ -175,7 +175,7 @@ func TestComposeObjectivesMatchTheRules(t *testing.T) {
 	cfg := composeConfig(t, loadCompose(t))
 	byTarget := map[string][]slo.Objective{}
 	for i := range cfg.Targets {
-		byTarget[cfg.Targets[i].Name] = slo.ForTarget(&cfg.Targets[i])
+		byTarget[cfg.Targets[i].Name] = cfg.Targets[i].SLOObjectives()
 	}
 	// The stack loads the committed deploy/llmprober-rules.yml, written for
 	// these objective sets.
@@ -264,7 +264,7 @@ func checkRetention(t *testing.T, cmd []string, cfg *config.Config) {
 	}
 	var period time.Duration
 	for _, target := range cfg.Targets {
-		for _, o := range slo.ForTarget(&target) {
+		for _, o := range target.SLOObjectives() {
 			period = max(period, o.Period)
 		}
 	}

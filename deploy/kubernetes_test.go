@@ -204,7 +204,7 @@ func TestSidecarDeployment(t *testing.T) {
 	checkTargetIsVLLM(t, cfg.Targets[0], vllm)
 	// The PrometheusRule is the committed rule file, written for these
 	// objective sets.
-	byTarget := map[string][]slo.Objective{cfg.Targets[0].Name: slo.ForTarget(&cfg.Targets[0])}
+	byTarget := map[string][]slo.Objective{cfg.Targets[0].Name: cfg.Targets[0].SLOObjectives()}
 	if got, want := slo.RuleObjectives(byTarget), slo.DefaultRuleObjectives(); !reflect.DeepEqual(got, want) {
 		t.Errorf("objective sets of the sidecar = %+v; want %+v, those of llmprober-prometheusrule.yml", got, want)
 	}

@@ -23,9 +23,10 @@ type ServerLimits struct {
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds a request's header lines, in bytes.
 	MaxHeaderBytes int
-	// MaxConnections bounds the connections open at once; further ones
-	// wait in the kernel's accept queue, holding no file descriptor of
-	// the process.
+	// MaxConnections bounds the connections open at once; when all are
+	// taken, the one idle the longest is closed for the next client, and
+	// without an idle one further clients wait in the kernel's accept
+	// queue, holding no file descriptor of the process.
 	MaxConnections int
 	// MaxRecordsRequests bounds the API requests with records=true served
 	// at once; one more is answered 429 with Retry-After.

@@ -48,9 +48,16 @@ func roundTrip(t *testing.T, c net.Conn, br *bufio.Reader, path string) int {
 	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
+	return roundTripRead(t, c, br)
+}
+
+// roundTripRead reads the answer to a request sent on c and returns its
+// status.
+func roundTripRead(t *testing.T, _ net.Conn, br *bufio.Reader) int {
+	t.Helper()
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		t.Fatalf("read the answer: %v", err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
@@ -81,8 +88,39 @@ func TestServerCutsSlowHeaders(t *testing.T) {
 	}
 }
 
-// Beyond MaxConnections a connection waits unserved until one closes.
+// Beyond MaxConnections a connection waits unserved until one closes,
+// while every connection is busy (here: in the middle of its headers).
 func TestServerConnectionCap(t *testing.T) {
+	base, _ := startServer(t, NewServer(ServerOptions{Limits: ServerLimits{MaxConnections: 2}}))
+	first, firstR := rawConn(t, base)
+	second, _ := rawConn(t, base)
+	for _, c := range []net.Conn{first, second} {
+		_, _ = io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n")
+	}
+	third, thirdR := rawConn(t, base)
+	_, _ = io.WriteString(third, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+	_ = third.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := thirdR.ReadByte(); err == nil {
+		t.Fatal("a third connection was served while two were busy")
+	}
+	_, _ = io.WriteString(first, "\r\n")
+	if code := roundTripRead(t, first, firstR); code != http.StatusOK {
+		t.Fatalf("first: status %d", code)
+	}
+	_ = first.Close()
+	_ = third.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(thirdR, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("third after the first closed: %v %v", resp, err)
+	}
+	_ = resp.Body.Close()
+}
+
+// When every connection is taken and some are idle (kept alive, unused),
+// a new client gets the slot of the one idle the longest at once, instead
+// of waiting for IdleTimeout: the oldest idle connection is closed, the
+// other stays usable.
+func TestServerConnectionCapReclaimsIdle(t *testing.T) {
 	base, _ := startServer(t, NewServer(ServerOptions{Limits: ServerLimits{MaxConnections: 2}}))
 	first, firstR := rawConn(t, base)
 	if code := roundTrip(t, first, firstR, "/-/healthy"); code != http.StatusOK {
@@ -93,18 +131,17 @@ func TestServerConnectionCap(t *testing.T) {
 		t.Fatalf("second: status %d", code)
 	}
 	third, thirdR := rawConn(t, base)
-	_, _ = io.WriteString(third, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
-	_ = third.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	if _, err := thirdR.ReadByte(); err == nil {
-		t.Fatal("a third connection was served while two were open")
+	_ = third.SetDeadline(time.Now().Add(10 * time.Second))
+	if code := roundTrip(t, third, thirdR, "/-/healthy"); code != http.StatusOK {
+		t.Fatalf("third, with two idle connections open: status %d", code)
 	}
-	_ = first.Close()
-	_ = third.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(thirdR, nil)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("third after the first closed: %v %v", resp, err)
+	_ = first.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := firstR.ReadByte(); err == nil {
+		t.Error("the oldest idle connection was not closed")
 	}
-	_ = resp.Body.Close()
+	if code := roundTrip(t, second, secondR, "/-/healthy"); code != http.StatusOK {
+		t.Errorf("second, idle for less long: status %d", code)
+	}
 }
 
 // Shutdown cuts a client trickling a request body once ShutdownTimeout

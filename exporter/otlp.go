@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -98,9 +99,11 @@ func otlpEndpointCredentials(getenv func(string) string) error {
 
 // newOTLPReader returns a periodic reader (with opts) pushing over OTLP
 // and the exporter counting its exports and telling watch of overflow
-// series, or nils when the environment does not ask for OTLP. The exporter reads its endpoint, headers, timeout and TLS
-// settings, and the reader its interval, from the standard environment
-// variables.
+// series, or nils when the environment does not ask for OTLP. The exporter
+// reads its endpoint and headers, the reader its interval, from the
+// standard environment variables; over HTTP, the client is
+// otlpHTTPClient's (timeout and TLS from the same variables, no
+// redirects).
 func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch,
 	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
@@ -118,7 +121,11 @@ func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overf
 	if proto == protocolGRPC {
 		exp, err = otlpmetricgrpc.New(ctx)
 	} else {
-		exp, err = otlpmetrichttp.New(ctx)
+		var client *http.Client
+		if client, err = otlpHTTPClient(getenv); err != nil {
+			return nil, nil, err
+		}
+		exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithHTTPClient(client))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
@@ -139,8 +146,14 @@ func ValidateEnv(getenv func(string) string) error {
 	if err != nil || !otlp {
 		return err
 	}
-	if _, err = otlpProtocol(getenv); err != nil {
+	proto, err := otlpProtocol(getenv)
+	if err != nil {
 		return err
+	}
+	if proto != protocolGRPC {
+		if _, err := otlpTLSConfig(getenv); err != nil {
+			return err
+		}
 	}
 	return otlpEndpointCredentials(getenv)
 }

@@ -88,7 +88,15 @@ type receiver struct {
 // startHTTPReceiver serves OTLP/HTTP protobuf on 127.0.0.1.
 func startHTTPReceiver(t *testing.T) *receiver {
 	r := &receiver{requests: make(chan *collectorpb.ExportMetricsServiceRequest, 16)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewServer(r.handler())
+	t.Cleanup(srv.Close)
+	r.endpoint = srv.URL + "/v1/metrics"
+	return r
+}
+
+// handler serves OTLP/HTTP protobuf, delivering each export request to r.
+func (r *receiver) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var body io.Reader = req.Body
 		if req.Header.Get("Content-Encoding") == "gzip" {
 			zr, err := gzip.NewReader(req.Body)
@@ -111,10 +119,7 @@ func startHTTPReceiver(t *testing.T) *receiver {
 		out, _ := proto.Marshal(&collectorpb.ExportMetricsServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	r.endpoint = srv.URL + "/v1/metrics"
-	return r
+	})
 }
 
 // grpcReceiver implements the OTLP metrics service.

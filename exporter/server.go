@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/prometheus/exporter-toolkit/web"
-	"golang.org/x/net/netutil"
 )
 
 // ServerOptions configures NewServer.
@@ -43,6 +42,7 @@ type Server struct {
 	mux     *http.ServeMux
 	srv     *http.Server
 	records inFlight
+	conns   *connLimiter
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -55,7 +55,8 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	opts.Limits = opts.Limits.withDefaults()
 	lim := opts.Limits
-	s := &Server{opts: opts, mux: http.NewServeMux(), records: newInFlight(lim.MaxRecordsRequests)}
+	s := &Server{opts: opts, mux: http.NewServeMux(), records: newInFlight(lim.MaxRecordsRequests),
+		conns: newConnLimiter(lim.MaxConnections)}
 	s.mux.HandleFunc("GET /{$}", s.landing)
 	s.mux.HandleFunc("GET /-/healthy", healthy)
 	s.mux.HandleFunc("GET /-/ready", s.ready)
@@ -69,6 +70,7 @@ func NewServer(opts ServerOptions) *Server {
 		WriteTimeout:      lim.WriteTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    lim.MaxHeaderBytes,
+		ConnState:         s.conns.ConnState,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s
@@ -87,11 +89,12 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Serve accepts connections on l until Shutdown, at most
-// Limits.MaxConnections at once, applying the web configuration file if
-// one is set. It returns nil after Shutdown.
+// Limits.MaxConnections at once (when all are taken, a new client gets the
+// slot of the connection idle the longest), applying the web
+// configuration file if one is set. It returns nil after Shutdown.
 func (s *Server) Serve(l net.Listener) error {
 	path := s.opts.WebConfigFile
-	l = netutil.LimitListener(l, s.opts.Limits.MaxConnections)
+	l = s.conns.Listener(l)
 	err := web.Serve(l, s.srv, &web.FlagConfig{WebConfigFile: &path}, s.opts.Logger)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

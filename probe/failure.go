@@ -88,7 +88,8 @@ type Redactor struct {
 
 // NewRedactor returns a Redactor of secrets; empty ones are ignored. Each
 // secret is also redacted as a server or a library might echo it:
-// URL-encoded (query and path escaping), JSON-escaped, and base64-encoded
+// URL-encoded (query and path escaping, and every byte percent-encoded),
+// JSON-escaped, and base64-encoded
 // (standard and URL alphabets, with or without padding) at each of the
 // three alignments it can have inside a longer encoded text, such as the
 // base64 of "user:<key>" in a Basic credential; of an encoded form only
@@ -111,7 +112,7 @@ const minEncodedSecret = 8
 
 // secretForms returns s and its encoded forms (see NewRedactor).
 func secretForms(s string) []string {
-	forms := []string{s, url.QueryEscape(s), url.PathEscape(s)}
+	forms := []string{s, url.QueryEscape(s), url.PathEscape(s), percentEncodeAll(s)}
 	if b, err := json.Marshal(s); err == nil {
 		forms = append(forms, string(b[1:len(b)-1]))
 	}
@@ -125,6 +126,18 @@ func secretForms(s string) []string {
 		}
 	}
 	return out
+}
+
+// percentEncodeAll returns s with every byte percent-encoded (%73%6B…),
+// as a client may write any byte of a URL; the redactor ignores the case of
+// the hex digits.
+func percentEncodeAll(s string) string {
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, 3*len(s))
+	for i := range len(s) {
+		b = append(b, '%', hex[s[i]>>4], hex[s[i]&15])
+	}
+	return string(b)
 }
 
 // base64Forms returns the characters of the base64 encodings of s, at

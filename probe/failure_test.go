@@ -150,6 +150,16 @@ func TestRedactorEncodings(t *testing.T) {
 			t.Errorf("%s: %q → %q", name, in, got)
 		}
 	}
+	// Every byte percent-encoded, with upper- or lower-case hex digits.
+	var all strings.Builder
+	for i := range len(key) {
+		fmt.Fprintf(&all, "%%%02X", key[i])
+	}
+	for _, enc := range []string{all.String(), strings.ToLower(all.String())} {
+		if got := r.Bound("p=" + enc + "&x"); got != "p=REDACTED&x" {
+			t.Errorf("every byte percent-encoded: %q → %q, want p=REDACTED&x", enc, got)
+		}
+	}
 	for prefix := range 6 {
 		for suffix := range 4 {
 			plain := strings.Repeat("u", prefix) + key + strings.Repeat("v", suffix)

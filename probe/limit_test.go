@@ -29,6 +29,14 @@ func TestLimited(t *testing.T) {
 	if l := (&Limited{Strategy: cc, Max: 2}); l.Streams() != 4 || l.HasSchedule() {
 		t.Errorf("concurrent: streams %d, schedule %v; want 4, false", l.Streams(), l.HasSchedule())
 	}
+	// A dropped request (no record) is replaced: request 3 is issued.
+	l.Completed(1, nil, 0)
+	if got := l.Next(3); got.Kind != Due || got.At != 300*time.Millisecond {
+		t.Errorf("after a drop, Next(3) = %+v, want due at 300ms", got)
+	}
+	if got := l.Next(4); got.Kind != Stop {
+		t.Errorf("after a drop, Next(4) = %+v, want Stop", got)
+	}
 	if got := (&Limited{Strategy: c}).Next(0); got.Kind != Stop {
 		t.Errorf("Max 0: Next(0) = %+v, want Stop", got)
 	}

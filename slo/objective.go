@@ -3,7 +3,6 @@ package slo
 import (
 	"time"
 
-	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe"
 )
 
@@ -50,30 +49,6 @@ type Objective struct {
 	Attainment float64
 	// Period is the SLO period.
 	Period time.Duration
-}
-
-// FromConfig converts a validated configuration objective set (defaults applied).
-func FromConfig(c config.Objective) Objective {
-	o := Objective{Name: c.Name, Period: time.Duration(c.Period)}
-	if c.Attainment != nil {
-		o.Attainment = *c.Attainment
-	}
-	th := c.Thresholds()
-	for _, q := range Quantities {
-		if d, ok := th[string(q)]; ok {
-			o.Thresholds = append(o.Thresholds, Threshold{Quantity: q, Max: d})
-		}
-	}
-	return o
-}
-
-// ForTarget converts every objective set of a target.
-func ForTarget(t *config.Target) []Objective {
-	out := make([]Objective, 0, len(t.Objectives))
-	for _, c := range t.Objectives {
-		out = append(out, FromConfig(c))
-	}
-	return out
 }
 
 // Reasons lists every reason a request can be non-conforming to o, in a

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
-	"github.com/llmprober/llmprober/exporter"
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; otherwise
@@ -28,7 +28,7 @@ var errUsage = errors.New("usage")
 var errHelp = errors.New("help requested")
 
 // errInvalid marks a configuration that failed validation (exit code 2).
-var errInvalid = errors.New("invalid configuration")
+var errInvalid = wiring.ErrInvalid
 
 const usage = `llmprober probes LLM inference servers with scheduled synthetic requests
 and exports TTFT, ITL, latency, token and error metrics to Prometheus and OTLP.
@@ -181,20 +181,7 @@ func versionCmd(args []string, stdout, stderr io.Writer) error {
 
 // buildRevision returns the revision set at link time, else the embedded
 // VCS revision, else "unknown".
-func buildRevision() string {
-	if revision != "" {
-		return revision
-	}
-	return exporter.VCSRevision()
-}
+func buildRevision() string { return buildinfo.Revision() }
 
 // buildVersion returns the version set at link time or recorded by the Go toolchain.
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func buildVersion() string { return buildinfo.Version() }

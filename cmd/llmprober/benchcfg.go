@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/benchrun"
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
@@ -57,7 +58,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.config, "config", "", "configuration file whose target is benchmarked")
 	fs.StringVar(&f.target, "target", "", "name of the target to benchmark; required when the file has several")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop sending this long after the target is ready; in-flight requests are then incomplete (at most 1h)")
-	fs.IntVar(&f.maxRequests, "max-requests", 0, "send this many requests at most, then wait for them to end")
+	fs.IntVar(&f.maxRequests, "max-requests", 0, "send this many requests at most (a request dropped for a full queue does not count), then wait for them to end")
 	fs.IntVar(&f.maxErrors, "max-errors", 0, "stop early once this many requests errored (in-flight requests then incomplete)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0,
 		fmt.Sprintf("stop early once more than this share of the last %d finished requests errored, in (0, 1]", benchErrorRateSample))
@@ -85,11 +86,11 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 // check rejects limits that leave a run unbounded or too large.
 func (f benchConfigFlags) check() error {
 	var errs []error
-	if f.maxDuration < 0 || f.maxDuration > benchMaxDuration {
-		errs = append(errs, fmt.Errorf("--max-duration must be within (0, %s], got %s", benchMaxDuration, f.maxDuration))
+	if f.maxDuration < 0 || f.maxDuration > benchrun.MaxDuration {
+		errs = append(errs, fmt.Errorf("--max-duration must be within (0, %s], got %s", benchrun.MaxDuration, f.maxDuration))
 	}
-	if f.maxRequests < 0 || f.maxRequests > benchMaxRequests {
-		errs = append(errs, fmt.Errorf("--max-requests must be within [1, %d], got %d", benchMaxRequests, f.maxRequests))
+	if f.maxRequests < 0 || f.maxRequests > benchrun.MaxRequests {
+		errs = append(errs, fmt.Errorf("--max-requests must be within [1, %d], got %d", benchrun.MaxRequests, f.maxRequests))
 	}
 	if f.maxErrors < 0 || (f.maxRequests > 0 && f.maxErrors > f.maxRequests) {
 		errs = append(errs, fmt.Errorf("--max-errors must be within [1, --max-requests], got %d", f.maxErrors))
@@ -132,7 +133,7 @@ func (f benchConfigFlags) length() time.Duration {
 	if f.maxDuration > 0 {
 		return f.maxDuration
 	}
-	return benchMaxDuration
+	return benchrun.MaxDuration
 }
 
 // warmupOf parses --warmup against a run of the given length; ok is false
@@ -199,7 +200,7 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &benchPlan{flags: f, target: t, objectives: slo.ForTarget(&t), confidence: cfg.ConfidenceLevel(),
+	p := &benchPlan{flags: f, target: t, objectives: t.SLOObjectives(), confidence: cfg.ConfidenceLevel(),
 		warmup: cfg.Warmup, window: f.length()}
 	if c, set, _ := f.confidenceLevel(); set {
 		p.confidence = c
@@ -322,7 +323,7 @@ type benchResult struct {
 	start, end time.Time
 	// stop says why the run ended: one of the benchStop values.
 	stop     string
-	pacing   benchReport
+	pacing   benchrun.Report
 	realtime bool
 	// profile is the --profile the benchmark belongs to, label what it is
 	// within it ("synchronous", "constant 12.5/s", "concurrency 8").
@@ -346,7 +347,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	t := p.target
 	store, err := window.NewStore(t.Name, window.Settings{
 		Windows: []time.Duration{p.window}, Confidence: p.confidence, Warmup: p.warmup, CacheTTL: -1, Clock: clk,
-		SampleCap: window.Buckets * benchMaxRequests, Objectives: p.objectives,
+		SampleCap: window.Buckets * benchrun.MaxRequests, Objectives: p.objectives,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
@@ -360,18 +361,18 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	if expected == 0 {
 		expected = 1024
 	}
-	col := newBenchCollector(expected)
-	logger := newLogger(stderr, "warn")
-	logs := newLogObserver(logger, clk.Now)
-	w, err := wireBenchTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
+	col := benchrun.NewCollector(expected)
+	logger := wiring.NewLogger(stderr, "warn")
+	logs := wiring.NewLogObserver(logger, clk.Now)
+	w, err := wiring.WireLimitedTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
-	defer w.client.CloseIdleConnections()
-	before := readUsage()
-	runErr := w.prober.Run(runCtx)
+	defer w.Client.CloseIdleConnections()
+	cpuBefore, _ := benchrun.ReadUsage()
+	runErr := w.Prober.Run(runCtx)
 	end := clk.Now()
-	after := readUsage()
+	cpuAfter, peakRSS := benchrun.ReadUsage()
 	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket, profile: p.flags.profile,
 		label: scheduleLabel(&t.Schedule)}
 	res.start = limits.readyAt()
@@ -384,42 +385,8 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	if slices.Contains([]string{config.StrategyConstant, config.StrategyPoisson}, t.Schedule.Strategy) {
 		rate = t.Schedule.Rate
 	}
-	res.pacing = newBenchReport(col.run(rate, end.Sub(res.start), after.cpu-before.cpu, after.peakRSS))
+	res.pacing = benchrun.NewReport(col.Result(rate, end.Sub(res.start), cpuAfter-cpuBefore, peakRSS))
 	return res, nil
-}
-
-// wireBenchTarget wires t as wireTarget does, its strategy limited to
-// limit requests when limit > 0.
-func wireBenchTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *logObserver, logger *slog.Logger,
-	limit uint64) (*wired, error) {
-	client, err := newClient(t)
-	if err != nil {
-		return nil, err
-	}
-	header, secrets, err := requestHeader(t)
-	if err != nil {
-		return nil, err
-	}
-	backend, err := newBackend(t, client, header, secrets, clk)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	strategy, workload, err := newSchedule(t)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	if limit > 0 {
-		strategy = &probe.Limited{Strategy: strategy, Max: limit}
-	}
-	p, err := probe.NewProber(probe.ProberConfig{
-		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
-		Workload: workload, MaxConcurrency: t.Schedule.MaxConcurrency, MaxQueue: *t.Schedule.MaxQueue,
-		Gate: newGate(t, client, header, secrets, func(err error) { logs.readinessFailed(t.Name, err) }),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	return &wired{prober: p, info: exporterTarget(t), client: client}, nil
 }
 
 // benchLimits is the probe.Observer that bounds a run in time: the

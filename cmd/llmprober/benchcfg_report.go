@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/benchrun"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/slo"
@@ -45,8 +46,8 @@ type benchDocItem struct {
 	SLO    []benchDocSLO   `json:"slo"`
 	// Gate is the --gate outcome over the objective sets (met, breached or
 	// inconclusive, after --gate-inconclusive); null without --gate.
-	Gate   *string     `json:"gate"`
-	Pacing benchReport `json:"pacing"`
+	Gate   *string         `json:"gate"`
+	Pacing benchrun.Report `json:"pacing"`
 }
 
 // benchDocConfig is what was benchmarked and how.
@@ -231,7 +232,7 @@ func (r *benchResult) writeConsole(w io.Writer) {
 	fmt.Fprintf(w, "pacing: %d scheduled, %d sent, %d dropped; CPU %.3f s; peak RSS %.1f MiB\n",
 		p.Scheduled, p.Sent, p.Dropped, p.CPUSeconds, float64(p.PeakRSSBytes)/(1<<20))
 	if p.DispatchDelay.Count > 0 {
-		fmt.Fprintf(w, "dispatch delay: %s\n", p.DispatchDelay.text())
+		fmt.Fprintf(w, "dispatch delay: %s\n", p.DispatchDelay.Text())
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/daemon"
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe/sim"
 )
@@ -38,11 +40,11 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, envir
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	fmt.Fprintf(stdout, "simulated OpenAI-compatible endpoint: %s/v1\n", s.URL())
-	d, err := newDaemon(ctx, cfg, newLogger(stderr, cfg.LogLevel), "", getenv(environ))
+	d, err := daemon.New(ctx, cfg, wiring.NewLogger(stderr, cfg.LogLevel), "", getenv(environ))
 	if err != nil {
 		return err
 	}
-	return d.run(ctx, cfg.ListenAddress, stdout)
+	return d.Run(ctx, cfg.ListenAddress, stdout)
 }
 
 // demoConfig probes the simulated endpoint at base with three HTTP targets

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -164,3 +166,31 @@ func writeFile(t *testing.T, name, content string) string {
 
 // isCanceled reports whether err is nil or a context cancellation (a normal stop).
 func isCanceled(err error) bool { return err == nil || errors.Is(err, context.Canceled) }
+
+// rawHTTP serves every connection on a loopback listener with answer.
+func rawHTTP(t *testing.T, answer string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { _ = l.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer func() { _ = c.Close() }()
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				_, _ = io.WriteString(c, answer)
+			})
+		}
+	})
+	return "http://" + l.Addr().String()
+}

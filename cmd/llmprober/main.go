@@ -11,7 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
 )
+
+// init hands the link-time version and revision to the packages that
+// report them.
+func init() { buildinfo.Set(version, revision) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

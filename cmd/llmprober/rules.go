@@ -95,7 +95,7 @@ func ruleObjectives(f rulesFlags, environ map[string]string) ([]slo.RuleObjectiv
 	}
 	byTarget := map[string][]slo.Objective{}
 	for i := range cfg.Targets {
-		if objs := slo.ForTarget(&cfg.Targets[i]); len(objs) > 0 {
+		if objs := cfg.Targets[i].SLOObjectives(); len(objs) > 0 {
 			byTarget[cfg.Targets[i].Name] = objs
 		}
 	}

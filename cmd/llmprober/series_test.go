@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 )
 
 // targetsConfig is a configuration of n streamed chat targets t0 … t(n−1)
@@ -111,8 +113,8 @@ func TestCheckShards(t *testing.T) {
 			t.Fatalf("shard %d: exit %d:\n%s", shard, code, out)
 		}
 		for name := range strings.SplitSeq(m[1], ", ") {
-			if shardOf(name, 3) != shard {
-				t.Errorf("shard %d lists %s, whose shard is %d", shard, name, shardOf(name, 3))
+			if wiring.ShardOf(name, 3) != shard {
+				t.Errorf("shard %d lists %s, whose shard is %d", shard, name, wiring.ShardOf(name, 3))
 			}
 			all = append(all, name)
 		}
@@ -134,6 +136,10 @@ func TestShardFlagErrors(t *testing.T) {
 		{[]string{"--shards", "2", "--shard", "2"}, nil, "--shard must be between 0 and --shards minus 1, 1 (got 2)"},
 		{[]string{"--shard", "-1"}, nil, "--shard must be between 0 and --shards minus 1, 0 (got -1)"},
 		{nil, map[string]string{envShards: "two"}, `LLMPROBER_SHARDS="two" is not an integer`},
+		// Replicas given the count but not their index would all probe
+		// shard 0.
+		{[]string{"--shards", "3"}, nil, "--shards 3 needs --shard (or $LLMPROBER_SHARD), this replica's shard from 0 to 2"},
+		{nil, map[string]string{envShards: "2"}, "--shards 2 needs --shard (or $LLMPROBER_SHARD)"},
 	} {
 		var out, errOut strings.Builder
 		err := Run(context.Background(), append([]string{"check", "--config", file}, tc.args...), &out, &errOut, tc.env)
@@ -142,7 +148,7 @@ func TestShardFlagErrors(t *testing.T) {
 		}
 	}
 	// The variables set the defaults; the flags win.
-	code, out := runCheck(t, "--config", writeFile(t, "d.yml", targetsConfig(30, "")), "--shards", "3")
+	code, out := runCheck(t, "--config", writeFile(t, "d.yml", targetsConfig(30, "")), "--shards", "3", "--shard", "0")
 	if code != 0 || !strings.Contains(out, "shard 0 of 3") {
 		t.Errorf("flags: exit %d\n%s", code, out)
 	}
@@ -153,43 +159,6 @@ func TestShardFlagErrors(t *testing.T) {
 		t.Errorf("--shard 0 with LLMPROBER_SHARD=1, LLMPROBER_SHARDS=2: %v\n%s", err, o.String())
 	}
 }
-
-// TestShardOf pins the placement (replicas of different versions must
-// agree) and checks the jump hash's properties: every shard in range, and
-// going from n to n + 1 shards moves a target only into the new shard.
-func TestShardOf(t *testing.T) {
-	// The paper's algorithm places key 256 in bucket 520 of 1024.
-	if got := jump(256, 1024); got != 520 {
-		t.Errorf("jump(256, 1024) = %d, want 520", got)
-	}
-	got := make([]int, 0, 8)
-	for _, name := range []string{"vllm", "tgi", "llama", "a", "b", "c", "d", "e"} {
-		got = append(got, shardOf(name, 4))
-	}
-	if want := pinnedShards; !slices.Equal(got, want) {
-		t.Errorf("shards of 4 = %v, want %v", got, want)
-	}
-	moved := 0
-	for i := range 2000 {
-		name := fmt.Sprintf("target-%d", i)
-		for n := 1; n < 8; n++ {
-			a, b := shardOf(name, n), shardOf(name, n+1)
-			if a < 0 || a >= n || (a != b && b != n) {
-				t.Fatalf("%s: shard %d of %d, then %d of %d", name, a, n, b, n+1)
-			}
-			if n == 4 && a != b {
-				moved++
-			}
-		}
-	}
-	// About 1 in 5 moves from 4 to 5 shards: 400 of 2000.
-	if moved < 320 || moved > 480 {
-		t.Errorf("%d of 2000 targets moved from 4 to 5 shards; want about 400", moved)
-	}
-}
-
-// pinnedShards are the shards of vllm, tgi, llama, a … e among 4.
-var pinnedShards = []int{1, 1, 2, 2, 3, 0, 0, 2}
 
 // TestRunProbesItsShard: run --shards 2 --shard 1 probes, and exports,
 // only the targets of shard 1.
@@ -205,10 +174,10 @@ func TestRunProbesItsShard(t *testing.T) {
 	}
 	for i := range 6 {
 		name := fmt.Sprintf("t%d", i)
-		in := shardOf(name, 2) == 1
+		in := wiring.ShardOf(name, 2) == 1
 		if strings.Contains(body, `"name": "`+name+`"`) != in ||
 			strings.Contains(metrics, `llmprober_target_info{api="chat",model="m",server_address="127.0.0.1",stream="true",target="`+name+`"}`) != in {
-			t.Errorf("%s (shard %d): in the API %v, in /metrics %v; want both %v", name, shardOf(name, 2),
+			t.Errorf("%s (shard %d): in the API %v, in /metrics %v; want both %v", name, wiring.ShardOf(name, 2),
 				strings.Contains(body, `"name": "`+name+`"`), strings.Contains(metrics, `target="`+name+`"`), in)
 		}
 	}

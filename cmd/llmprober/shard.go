@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
 	"github.com/llmprober/llmprober/config"
 )
 
@@ -22,11 +22,14 @@ type shardFlags struct {
 	shard int
 	// shards is the number of replicas sharing the targets; 1 probes all.
 	shards int
+	// fs is the flag set holding them, to tell a --shard given from none.
+	fs *flag.FlagSet
 }
 
 // addShardFlags registers --shard and --shards on fs, defaulting to
 // LLMPROBER_SHARD and LLMPROBER_SHARDS.
 func addShardFlags(fs *flag.FlagSet, f *shardFlags, environ map[string]string) {
+	f.fs = fs
 	fs.IntVar(&f.shard, "shard", 0, "this replica's shard, 0 to --shards minus 1; default $"+envShard+" or 0")
 	fs.IntVar(&f.shards, "shards", 1, "replicas sharing the targets: each probes the targets whose name hashes to its shard; default $"+envShards+" or 1")
 	for name, v := range map[string]string{"shard": environ[envShard], "shards": environ[envShards]} {
@@ -46,11 +49,14 @@ func (f shardFlags) validate(environ map[string]string) error {
 	for _, name := range []string{envShard, envShards} {
 		if v := environ[name]; v != "" {
 			if _, err := strconv.Atoi(v); err != nil {
-				return fmt.Errorf("%w: %s=%q is not an integer", errShard, name, v)
+				return fmt.Errorf("%w: %s=%s is not an integer", errShard, name, config.Quote(v))
 			}
 		}
 	}
 	switch {
+	case f.shards > 1 && environ[envShard] == "" && !f.shardGiven():
+		return fmt.Errorf("%w: --shards %d needs --shard (or $%s), this replica's shard from 0 to %d: without it every replica would probe shard 0 and the other shards' targets none",
+			errShard, f.shards, envShard, f.shards-1)
 	case f.shards < 1:
 		return fmt.Errorf("%w: --shards must be at least 1 (got %d)", errShard, f.shards)
 	case f.shard < 0 || f.shard >= f.shards:
@@ -66,31 +72,18 @@ func (f shardFlags) apply(cfg *config.Config) {
 	}
 	kept := cfg.Targets[:0:0]
 	for _, t := range cfg.Targets {
-		if shardOf(t.Name, f.shards) == f.shard {
+		if wiring.ShardOf(t.Name, f.shards) == f.shard {
 			kept = append(kept, t)
 		}
 	}
 	cfg.Targets = kept
 }
 
-// shardOf returns the shard of the target called name among shards: the
-// jump consistent hash (Lamping and Veach, 2014) of the name's 64-bit
-// FNV-1a hash. It depends on the name alone, so every replica agrees
-// without talking to the others, and going from n to n + 1 shards moves
-// only the targets that land in the new shard (about 1 in n + 1).
-func shardOf(name string, shards int) int {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(name))
-	return jump(h.Sum64(), shards)
-}
-
-// jump is the jump consistent hash of key among buckets buckets.
-func jump(key uint64, buckets int) int {
-	b, j := int64(-1), int64(0)
-	for j < int64(buckets) {
-		b = j
-		key = key*2862933555777941757 + 1
-		j = int64(float64(b+1) * (float64(int64(1)<<31) / float64((key>>33)+1)))
+// shardGiven reports whether --shard was on the command line.
+func (f shardFlags) shardGiven() bool {
+	given := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "shard" })
 	}
-	return int(b)
+	return given
 }

@@ -48,16 +48,24 @@ func TestRunConversationsAndTrace(t *testing.T) {
     schedule: {strategy: trace, trace: {file: %[2]s, loop: true}}
 `, chat.URL(), trace, sync.URL(), replay.URL())
 	r := startRun(t, []string{"run", "--config", writeFile(t, "c.yml", cfg), "--listen-address", "127.0.0.1:0"}, nil)
-	eventually(t, 30*time.Second, "6 successful requests per target", func() bool {
-		fams, _ := r.scrape(t)
+	// A scrape reads one instrument after another while requests finish,
+	// so it can catch a dispatch delay whose turn delays it read before
+	// they were recorded: wait for a scrape in which they agree.
+	var fams map[string]*dto.MetricFamily
+	eventually(t, 30*time.Second, "6 successful requests per target, turn delays for each dispatch delay", func() bool {
+		fams, _ = r.scrape(t)
 		for _, name := range []string{"chat", "sync", "replay"} {
 			if counter(fams, "llmprober_requests_total", map[string]string{"target": name, "outcome": "successful"}) < 6 {
 				return false
 			}
 		}
+		for _, name := range []string{"chat", "replay"} {
+			if n, _, _, _ := delays(fams, name); n == 0 {
+				return false
+			}
+		}
 		return true
 	})
-	fams, _ := r.scrape(t)
 	if err := r.stop(); !isCanceled(err) {
 		t.Fatal(err)
 	}

@@ -100,6 +100,21 @@ func TestHeartbeats(t *testing.T) {
 	judged{outcome: probe.Successful, ttft: ms(800), counts: counted(4, 1), verdict: conforming}.check(t, rec)
 }
 
+// TestUnsetErrorFields: an SSE error field that is not set, by the rule of
+// a JSON error member, reports nothing, and the stream goes on: a role
+// chunk at 250 ms, the field at 400 ms, "Hi" at 800 ms (TTFT 800 ms, 1
+// token); a field with data after it is a heartbeat's place too.
+func TestUnsetErrorFields(t *testing.T) {
+	for _, field := range []string{"error:\n\n", "error: null\n\n", "error: false\n\n", "error: {}\n\n", "error: \"\"\n\n", "error: []\n\n", "error: 0\n\n"} {
+		t.Run(strings.TrimSpace(field), func(t *testing.T) {
+			rec := runScript(t, &script{steps: []step{
+				{ms(250), role}, {ms(150), field}, {ms(400), content("Hi")}, {0, finish + done},
+			}}, nil)
+			judged{outcome: probe.Successful, ttft: ms(800), counts: counted(3, 1), verdict: conforming}.check(t, rec)
+		})
+	}
+}
+
 // TestErrorFrames covers every way servers report an error inside a 200
 // stream: each is a stream error with its message and code kept, after a
 // role chunk at 250 ms and "Hi" at 800 ms (TTFT 800 ms, 1 token counted).

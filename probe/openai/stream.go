@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,14 +100,14 @@ type stream struct {
 }
 
 // event handles one event that arrived at now; it reports done at [DONE].
-// An "error" field (llama.cpp) or event type is a stream error; events of
-// other types are ignored; a message whose data is empty or itself a
-// comment is a heartbeat, skipped.
+// An "error" field (llama.cpp) that is set (errorFieldSet) or an event of
+// type error is a stream error; events of other types are ignored; a
+// message whose data is empty or itself a comment is a heartbeat, skipped.
 func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	if s.events++; s.events > s.maxEvents {
 		return false, probe.Failf(probe.ErrorProtocol, "more than %d events in one stream", s.maxEvents)
 	}
-	if v, ok := ev.Lookup("error"); ok {
+	if v, ok := ev.Lookup("error"); ok && errorFieldSet(v) {
 		return false, streamError(probe.ParseServerError([]byte(v)))
 	}
 	switch ev.Type {
@@ -124,6 +125,18 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 		return true, nil
 	}
 	return false, s.chunk(probe.TrimBOM([]byte(ev.Data)), now)
+}
+
+// errorFieldSet reports whether an SSE "error" field reports an error, by
+// the rule of a JSON error member (probe.Truthy): JSON null, false, 0, "",
+// [] and {} and an empty field do not; any other JSON value and any text
+// that is not JSON do.
+func errorFieldSet(v string) bool {
+	raw := bytes.TrimSpace(probe.TrimBOM([]byte(v)))
+	if !json.Valid(raw) {
+		return len(raw) > 0
+	}
+	return probe.Truthy(raw)
 }
 
 // chunk handles one data chunk that arrived at now.

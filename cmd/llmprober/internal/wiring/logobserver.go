@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"log/slog"
@@ -13,11 +13,11 @@ import (
 // target and error type; the lines in between are counted, not written.
 const errorLogInterval = time.Minute
 
-// logObserver writes what an operator needs to see in the logs: start-up gate
+// LogObserver writes what an operator needs to see in the logs: start-up gate
 // changes with the last readiness failure, errored requests, at most one
 // line per target and error type per errorLogInterval, and dropped probes,
 // at most one line per target and reason per errorLogInterval.
-type logObserver struct {
+type LogObserver struct {
 	logger *slog.Logger
 	now    func() time.Time
 	errors *exporter.LogLimiter[errorKey]
@@ -41,8 +41,10 @@ type dropKey struct {
 	reason probe.DropReason
 }
 
-func newLogObserver(logger *slog.Logger, now func() time.Time) *logObserver {
-	return &logObserver{
+// NewLogObserver returns a log observer writing to logger, reading the time
+// from now.
+func NewLogObserver(logger *slog.Logger, now func() time.Time) *LogObserver {
+	return &LogObserver{
 		logger: logger, now: now,
 		errors: exporter.NewLogLimiter[errorKey](errorLogInterval, now),
 		drops:  exporter.NewLogLimiter[dropKey](errorLogInterval, now),
@@ -54,7 +56,7 @@ func newLogObserver(logger *slog.Logger, now func() time.Time) *logObserver {
 // with its next state change, and logs it when its text changed or
 // errorLogInterval has passed since it was last logged, so that a target
 // waiting at its gate (a wrong port, a bad key) says why from the start.
-func (l *logObserver) readinessFailed(target string, err error) {
+func (l *LogObserver) readinessFailed(target string, err error) {
 	msg, now := err.Error(), l.now()
 	l.mu.Lock()
 	prev, last := l.gateErr[target], l.gateLogged[target]
@@ -70,13 +72,13 @@ func (l *logObserver) readinessFailed(target string, err error) {
 }
 
 // Scheduled implements probe.Observer.
-func (*logObserver) Scheduled(string) {}
+func (*LogObserver) Scheduled(string) {}
 
 // Dropped implements probe.Observer: a drop for a full queue is logged,
 // the first at once, then at most one line per target per
 // errorLogInterval, each with the drops since the last line (itself
 // included); drops at shutdown are expected and not logged.
-func (l *logObserver) Dropped(target string, reason probe.DropReason) {
+func (l *LogObserver) Dropped(target string, reason probe.DropReason) {
 	if reason == probe.DropShutdown {
 		return
 	}
@@ -89,10 +91,10 @@ func (l *logObserver) Dropped(target string, reason probe.DropReason) {
 }
 
 // Started implements probe.Observer.
-func (*logObserver) Started(string) {}
+func (*LogObserver) Started(string) {}
 
 // State implements probe.Observer: it logs each change of state.
-func (l *logObserver) State(target string, state probe.TargetState, waited time.Duration) {
+func (l *LogObserver) State(target string, state probe.TargetState, waited time.Duration) {
 	l.mu.Lock()
 	prev, lastErr := l.state[target], l.gateErr[target]
 	l.state[target] = state
@@ -114,7 +116,7 @@ func (l *logObserver) State(target string, state probe.TargetState, waited time.
 // Finished implements probe.Observer: errored requests, and requests the
 // prober could not carry out for want of a resource of its own, are
 // logged, rate-limited.
-func (l *logObserver) Finished(rec *probe.Record) {
+func (l *LogObserver) Finished(rec *probe.Record) {
 	if !probe.Failed(rec.Outcome, rec.ErrorType) {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"context"
@@ -121,6 +121,10 @@ func redirectPolicy(follow bool, authHeader string) func(*http.Request, []*http.
 		}
 		if origin(req.URL) != origin(via[0].URL) {
 			stripCredentials(req.Header, authHeader)
+			// net/http sets Referer to the previous URL, whose path
+			// (a deployment's, a tenant's) is not the other origin's
+			// business.
+			req.Header.Del("Referer")
 		}
 		return nil
 	}

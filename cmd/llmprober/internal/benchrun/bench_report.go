@@ -1,4 +1,4 @@
-package main
+package benchrun
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 	"github.com/llmprober/llmprober/slo/stats"
 )
 
-// benchSample is what a benchmark keeps of one sent request.
-type benchSample struct {
+// Sample is what a benchmark keeps of one sent request.
+type Sample struct {
 	Outcome   probe.Outcome
 	ErrorType probe.ErrorType
 	// TargetedStart is the request's slot time; zero without a schedule.
@@ -29,8 +29,8 @@ type benchSample struct {
 }
 
 // sampleOf keeps what the report needs of rec.
-func sampleOf(rec *probe.Record) benchSample {
-	s := benchSample{Outcome: rec.Outcome, ErrorType: rec.ErrorType, TargetedStart: rec.TargetedStart}
+func sampleOf(rec *probe.Record) Sample {
+	s := Sample{Outcome: rec.Outcome, ErrorType: rec.ErrorType, TargetedStart: rec.TargetedStart}
 	s.Dispatch, s.HasDispatch = rec.DispatchDelay()
 	if rec.Outcome == probe.Successful {
 		s.Latency, s.HasLatency = rec.Latency()
@@ -38,8 +38,8 @@ func sampleOf(rec *probe.Record) benchSample {
 	return s
 }
 
-// benchRun is the raw outcome of a benchmark run.
-type benchRun struct {
+// Result is the raw outcome of a benchmark run.
+type Result struct {
 	// Rate is the requested rate, requests per second.
 	Rate float64
 	// Window is how long requests were sent.
@@ -49,25 +49,25 @@ type benchRun struct {
 	// Dropped counts the due requests never sent, by reason.
 	Dropped map[probe.DropReason]int64
 	// Samples holds one entry per sent request.
-	Samples []benchSample
+	Samples []Sample
 	// CPU is the process's user plus system CPU time spent on the run.
 	CPU time.Duration
 	// PeakRSS is the process's peak resident set size in bytes; 0 when unknown.
 	PeakRSS int64
 }
 
-// benchDelays are the percentiles of a duration sample, in seconds; nil
+// Delays are the percentiles of a duration sample, in seconds; nil
 // when the sample is empty.
-type benchDelays struct {
+type Delays struct {
 	Count int64    `json:"count"`
 	P50   *float64 `json:"p50_seconds"`
 	P99   *float64 `json:"p99_seconds"`
 	Max   *float64 `json:"max_seconds"`
 }
 
-// benchReport is the summary of a benchmark run. Rates are in requests per
+// Report is the summary of a benchmark run. Rates are in requests per
 // second, durations in seconds, memory in bytes.
-type benchReport struct {
+type Report struct {
 	RequestedRate float64 `json:"requested_rate"`
 	WindowSeconds float64 `json:"window_seconds"`
 	Scheduled     int64   `json:"scheduled"`
@@ -93,18 +93,18 @@ type benchReport struct {
 	IncompleteByType map[string]int64 `json:"incomplete_by_type"`
 	Dropped          int64            `json:"dropped"`
 	DroppedByReason  map[string]int64 `json:"dropped_by_reason"`
-	DispatchDelay    benchDelays      `json:"dispatch_delay"`
+	DispatchDelay    Delays           `json:"dispatch_delay"`
 	// Latency is the request latency of the successful requests.
-	Latency    benchDelays `json:"latency"`
-	CPUSeconds float64     `json:"cpu_seconds"`
+	Latency    Delays  `json:"latency"`
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// CPUSecondsPer1000 is CPUSeconds per 1000 sent requests; 0 when none was sent.
 	CPUSecondsPer1000 float64 `json:"cpu_seconds_per_1000_requests"`
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
 }
 
-// newBenchReport summarises run.
-func newBenchReport(run benchRun) benchReport {
-	r := benchReport{
+// NewReport summarises run.
+func NewReport(run Result) Report {
+	r := Report{
 		RequestedRate: run.Rate, WindowSeconds: run.Window.Seconds(), Scheduled: run.Scheduled,
 		ErroredByType: map[string]int64{}, IncompleteByType: map[string]int64{}, DroppedByReason: map[string]int64{},
 		CPUSeconds: run.CPU.Seconds(), PeakRSSBytes: run.PeakRSS,
@@ -142,7 +142,7 @@ func newBenchReport(run benchRun) benchReport {
 // withinWindow returns the samples whose slot lies in [start, start+window),
 // start being the earliest slot (request 0's, when the schedule began), and
 // how many were left out. Samples without a slot are kept.
-func withinWindow(samples []benchSample, window time.Duration) ([]benchSample, int) {
+func withinWindow(samples []Sample, window time.Duration) ([]Sample, int) {
 	var start time.Time
 	for _, s := range samples {
 		if !s.TargetedStart.IsZero() && (start.IsZero() || s.TargetedStart.Before(start)) {
@@ -150,7 +150,7 @@ func withinWindow(samples []benchSample, window time.Duration) ([]benchSample, i
 		}
 	}
 	end := start.Add(window)
-	kept := make([]benchSample, 0, len(samples))
+	kept := make([]Sample, 0, len(samples))
 	for _, s := range samples {
 		if s.TargetedStart.IsZero() || s.TargetedStart.Before(end) {
 			kept = append(kept, s)
@@ -160,7 +160,7 @@ func withinWindow(samples []benchSample, window time.Duration) ([]benchSample, i
 }
 
 // count adds one sent request to the outcome counts.
-func (r *benchReport) count(s benchSample) {
+func (r *Report) count(s Sample) {
 	switch s.Outcome {
 	case probe.Successful:
 		r.Successful++
@@ -174,9 +174,9 @@ func (r *benchReport) count(s benchSample) {
 }
 
 // summarizeDelays returns the p50, p99 and maximum of values (seconds).
-func summarizeDelays(values []float64) benchDelays {
+func summarizeDelays(values []float64) Delays {
 	s := stats.Summarize(values, 0)
-	d := benchDelays{Count: s.Count, Max: s.Max}
+	d := Delays{Count: s.Count, Max: s.Max}
 	if v, ok := s.Percentile(stats.P50); ok {
 		d.P50 = &v
 	}
@@ -186,8 +186,8 @@ func summarizeDelays(values []float64) benchDelays {
 	return d
 }
 
-// writeJSON prints the report as one indented JSON object.
-func (r benchReport) writeJSON(w io.Writer) error {
+// WriteJSON prints the report as one indented JSON object.
+func (r Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {
@@ -196,8 +196,8 @@ func (r benchReport) writeJSON(w io.Writer) error {
 	return nil
 }
 
-// writeText prints the report for a person, under title.
-func (r benchReport) writeText(w io.Writer, title string) {
+// WriteText prints the report for a person, under title.
+func (r Report) WriteText(w io.Writer, title string) {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  requested rate   %.2f req/s\n", r.RequestedRate)
 	fmt.Fprintf(w, "  achieved rate    %.2f req/s (%+.3f %%): %d sent in %.3f s, %d scheduled\n",
@@ -231,7 +231,7 @@ func countsText(m map[string]int64) string {
 }
 
 // text shows the percentiles in milliseconds.
-func (d benchDelays) text() string {
+func (d Delays) text() string {
 	if d.Count == 0 {
 		return "none"
 	}

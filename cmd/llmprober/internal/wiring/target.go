@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
 	"github.com/llmprober/llmprober/probe/realtime"
-	"github.com/llmprober/llmprober/slo"
 )
 
 // tagHeader carries a target's tag so operators can filter synthetic traffic.
@@ -29,16 +29,24 @@ const tagHeader = "X-LLMProber-Tag"
 // connection error that no user of a retrying client library would see.
 const idleConnTimeout = 2 * time.Second
 
-// wired is one target's prober and what the exporter needs to know about it.
-type wired struct {
-	prober *probe.Prober
-	info   exporter.Target
-	client *http.Client
+// Wired is one target's prober and what the exporter needs to know about it.
+type Wired struct {
+	Prober *probe.Prober
+	Info   exporter.Target
+	Client *http.Client
 }
 
-// wireTarget builds the HTTP client, backend, workload, strategy and start-up
+// WireTarget builds the HTTP client, backend, workload, strategy and start-up
 // gate of one configured target; the prober and the backend share clk.
-func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *logObserver, logger *slog.Logger) (*wired, error) {
+func WireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *LogObserver, logger *slog.Logger) (*Wired, error) {
+	return WireLimitedTarget(t, clk, obs, logs, logger, 0)
+}
+
+// WireLimitedTarget is WireTarget with the strategy limited to limit
+// requests (probe.Limited) when limit > 0: a finite benchmark's request
+// limit.
+func WireLimitedTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *LogObserver, logger *slog.Logger,
+	limit uint64) (*Wired, error) {
 	client, err := newClient(t)
 	if err != nil {
 		return nil, err
@@ -55,6 +63,9 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
+	if limit > 0 {
+		strategy = &probe.Limited{Strategy: strategy, Max: limit}
+	}
 	p, err := probe.NewProber(probe.ProberConfig{
 		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,
 		Workload:       workload,
@@ -64,7 +75,7 @@ func wireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *log
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
-	return &wired{prober: p, info: exporterTarget(t), client: client}, nil
+	return &Wired{Prober: p, Info: ExporterTarget(t), Client: client}, nil
 }
 
 // newBackend returns the target's backend: the realtime WebSocket backend
@@ -129,7 +140,7 @@ func newClient(t *config.Target) (*http.Client, error) {
 // one built in code may hold.
 func requestHeader(t *config.Target) (http.Header, []string, error) {
 	h := http.Header{}
-	h.Set("User-Agent", "llmprober/"+buildVersion())
+	h.Set("User-Agent", "llmprober/"+buildinfo.Version())
 	var secrets []string
 	for k, v := range t.Headers {
 		h.Set(k, v)
@@ -156,10 +167,10 @@ func requestHeader(t *config.Target) (http.Header, []string, error) {
 	return h, append(secrets, key), nil
 }
 
-// exporterTarget is what the exporter shows and labels of t.
-func exporterTarget(t *config.Target) exporter.Target {
+// ExporterTarget is what the exporter shows and labels of t.
+func ExporterTarget(t *config.Target) exporter.Target {
 	info := exporter.Target{Name: t.Name, Model: t.Model, API: t.API, Stream: *t.Stream, Provider: t.Provider,
-		Objectives: slo.ForTarget(t), ClosedLoop: !t.Schedule.ArrivalSchedule(), Conversations: t.MayConverse()}
+		Objectives: t.SLOObjectives(), ClosedLoop: !t.Schedule.ArrivalSchedule(), Conversations: t.MayConverse()}
 	if u, err := url.Parse(t.BaseURL); err == nil {
 		info.ServerAddress = u.Hostname()
 		info.ServerPort, _ = strconv.Atoi(u.Port())

@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 func TestLogObserverStateChangesAndRateLimit(t *testing.T) {
 	var buf syncBuffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l := NewLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
 	l.State("a", probe.StateWaiting, 0)
 	l.State("a", probe.StateWaiting, time.Second) // no change: no line
 	l.readinessFailed("a", errors.New("connection refused"))
@@ -47,7 +47,7 @@ func TestLogObserverStateChangesAndRateLimit(t *testing.T) {
 func TestLogObserverReadinessFailures(t *testing.T) {
 	var buf syncBuffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l := NewLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
 	refused, unauthorized := errors.New("connection refused"), errors.New("HTTP 401")
 	l.readinessFailed("a", refused) // logged: first
 	now = now.Add(2 * time.Second)
@@ -81,7 +81,7 @@ func TestLogObserverReadinessFailures(t *testing.T) {
 func TestLogObserverDrops(t *testing.T) {
 	var buf syncBuffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l := NewLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
 	l.Dropped("a", probe.DropQueueFull) // logged: 1
 	for range 127 {
 		now = now.Add(100 * time.Millisecond)
@@ -111,7 +111,7 @@ func TestLogObserverDrops(t *testing.T) {
 func TestLogObserverErrorCodeAndUsage(t *testing.T) {
 	var buf syncBuffer
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	l := NewLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
 	l.Finished(&probe.Record{Target: "a", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200,
 		ErrorCode: probe.ErrorCode{Text: "400", Kind: probe.CodeNumber}, Error: "stream error: too long", UsageInconsistent: true, TokensClamped: true})
 	l.Finished(&probe.Record{Target: "b", Outcome: probe.Errored, ErrorType: probe.ErrorStream, HTTPStatus: 200, Error: "x"})

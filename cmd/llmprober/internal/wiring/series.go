@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"fmt"
@@ -6,22 +6,23 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/slo"
 )
 
-// metricsOptions are the exporter options of cfg: SLO thresholds as
+// MetricsOptions are the exporter options of cfg: SLO thresholds as
 // bucket boundaries, the window gauges it selects, and the cardinality
 // limit its series budget asks for.
-func metricsOptions(cfg *config.Config, getenv func(string) string, logger *slog.Logger) (exporter.Options, exporter.Budget, error) {
-	infos := exporterTargets(cfg)
+func MetricsOptions(cfg *config.Config, getenv func(string) string, logger *slog.Logger) (exporter.Options, exporter.Budget, error) {
+	infos := ExporterTargets(cfg)
 	var objectives []slo.Objective
 	for _, t := range infos {
 		objectives = append(objectives, t.Objectives...)
 	}
 	gauges := windowGauges(&cfg.WindowGauges)
-	opts := exporter.Options{Version: buildVersion(), Revision: revision, Getenv: getenv, Logger: logger,
+	opts := exporter.Options{Version: buildinfo.Version(), Revision: buildinfo.LinkRevision(), Getenv: getenv, Logger: logger,
 		ExtraBoundaries: exporter.SLOBoundaries(objectives), WindowGauges: &gauges}
 	budget, err := exporter.SeriesBudget(infos, len(cfg.Windows), opts)
 	if err != nil {
@@ -31,11 +32,11 @@ func metricsOptions(cfg *config.Config, getenv func(string) string, logger *slog
 	return opts, budget, nil
 }
 
-// exporterTargets describes every configured target to the exporter.
-func exporterTargets(cfg *config.Config) []exporter.Target {
+// ExporterTargets describes every configured target to the exporter.
+func ExporterTargets(cfg *config.Config) []exporter.Target {
 	out := make([]exporter.Target, len(cfg.Targets))
 	for i := range cfg.Targets {
-		out[i] = exporterTarget(&cfg.Targets[i])
+		out[i] = ExporterTarget(&cfg.Targets[i])
 	}
 	return out
 }
@@ -49,9 +50,9 @@ func windowGauges(g *config.WindowGauges) exporter.WindowGauges {
 	}
 }
 
-// checkBudget returns an error when budget exceeds cfg.SeriesLimit, with
+// CheckBudget returns an error when budget exceeds cfg.SeriesLimit, with
 // the numbers and what to change.
-func checkBudget(cfg *config.Config, budget exporter.Budget) error {
+func CheckBudget(cfg *config.Config, budget exporter.Budget) error {
 	if budget.Total <= cfg.SeriesLimit {
 		return nil
 	}
@@ -108,8 +109,8 @@ func perTargetRange(b exporter.Budget) string {
 	return fmt.Sprintf("from %d to %d per target", lo, hi)
 }
 
-// printBudget tells check's user what the configuration will cost.
-func printBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
+// PrintBudget tells check's user what the configuration will cost.
+func PrintBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
 	l := b.Largest()
 	fmt.Fprintf(w, "series: up to %d (%s, %d shared; series_limit %d), plus the Go and process collectors\n",
 		b.Total, perTargetRange(b), b.Shared, cfg.SeriesLimit)
@@ -121,11 +122,11 @@ func printBudget(w io.Writer, cfg *config.Config, b exporter.Budget) {
 	}
 }
 
-// dashboardGaps returns one warning per window gauge that the bundled
+// DashboardGaps returns one warning per window gauge that the bundled
 // dashboards read (config.DefaultWindowGauges) and cfg's window_gauges do
 // not export: the panels that read it stay empty. The slo family counts
 // only when a target has objective sets.
-func dashboardGaps(cfg *config.Config) []string {
+func DashboardGaps(cfg *config.Config) []string {
 	families, levels := cfg.WindowGauges.Missing(config.DefaultWindowGauges())
 	var out []string
 	for _, f := range families {

@@ -1,13 +1,13 @@
 //go:build unix
 
-package main
+package wiring
 
 import "syscall"
 
-// openFileLimit returns the process's limit on open file descriptors
+// OpenFileLimit returns the process's limit on open file descriptors
 // (RLIMIT_NOFILE, which the Go runtime raises to its hard limit at start),
 // or 0 when it cannot be read.
-func openFileLimit() uint64 {
+func OpenFileLimit() uint64 {
 	var l syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) != nil {
 		return 0

@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"bufio"
@@ -272,13 +272,16 @@ func TestRedirectPolicyOrigins(t *testing.T) {
 		next.Header.Set("X-Custom", "k")
 		next.Header.Set("Cookie", "k")
 		next.Header.Set("X-Team", "blue")
+		next.Header.Set("Referer", tc.from)
 		if err := policy(next, []*http.Request{first}); err != nil {
 			t.Fatal(err)
 		}
-		kept := next.Header.Get("Authorization") != "" && next.Header.Get("X-Custom") != "" && next.Header.Get("Cookie") != ""
-		gone := next.Header.Get("Authorization") == "" && next.Header.Get("X-Custom") == "" && next.Header.Get("Cookie") == ""
+		kept := next.Header.Get("Authorization") != "" && next.Header.Get("X-Custom") != "" && next.Header.Get("Cookie") != "" &&
+			next.Header.Get("Referer") != ""
+		gone := next.Header.Get("Authorization") == "" && next.Header.Get("X-Custom") == "" && next.Header.Get("Cookie") == "" &&
+			next.Header.Get("Referer") == ""
 		if (tc.kept && !kept) || (!tc.kept && !gone) || next.Header.Get("X-Team") != "blue" {
-			t.Errorf("%s → %s: headers %v; want credentials kept %v and X-Team kept", tc.from, tc.to, next.Header, tc.kept)
+			t.Errorf("%s → %s: headers %v; want credentials and Referer kept %v and X-Team kept", tc.from, tc.to, next.Header, tc.kept)
 		}
 	}
 	if err := redirectPolicy(false, "")(httptest.NewRequest("GET", "http://h/", nil), nil); !errors.Is(err, http.ErrUseLastResponse) {
