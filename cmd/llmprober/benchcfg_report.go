@@ -43,7 +43,10 @@ type benchDocItem struct {
 	MeasureTo   *string `json:"measure_end"`
 	// Window is the measurement window as the status API's window document.
 	Window json.RawMessage `json:"window"`
-	SLO    []benchDocSLO   `json:"slo"`
+	// RateDistributions are the rates over time; null when nothing was
+	// measured.
+	RateDistributions *benchRates   `json:"rate_distributions"`
+	SLO               []benchDocSLO `json:"slo"`
 	// Gate is the --gate outcome over the objective sets (met, breached or
 	// inconclusive, after --gate-inconclusive); null without --gate.
 	Gate   *string         `json:"gate"`
@@ -127,7 +130,7 @@ func (r *benchResult) docItem() (benchDocItem, error) {
 	item := benchDocItem{
 		Profile: r.profile, Label: r.label, Config: r.docConfig(), StopReason: r.stop, Interrupted: r.stop == benchStopInterrupted,
 		RunStart: r.start.UTC().Format(time.RFC3339Nano), RunEnd: r.end.UTC().Format(time.RFC3339Nano),
-		Window: win.Bytes(), SLO: r.docSLO(), Pacing: r.pacing,
+		Window: win.Bytes(), RateDistributions: r.rates(), SLO: r.docSLO(), Pacing: r.pacing,
 	}
 	if r.plan.flags.gate {
 		outcome, _ := r.gateResult()

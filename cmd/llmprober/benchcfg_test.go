@@ -34,6 +34,7 @@ type benchReportDoc struct {
 		Interrupted bool    `json:"interrupted"`
 		MeasureFrom *string `json:"measure_start"`
 		Window      struct {
+			Concurrency       float64                                `json:"concurrency"`
 			LengthSeconds     float64                                `json:"length_seconds"`
 			Requests          map[string]int64                       `json:"requests"`
 			RequestsPerSecond map[string]float64                     `json:"requests_per_second"`
@@ -43,6 +44,18 @@ type benchReportDoc struct {
 				Requests []benchRecordDoc `json:"requests"`
 			} `json:"records"`
 		} `json:"window"`
+		RateDistributions *struct {
+			IntervalSeconds float64 `json:"interval_seconds"`
+			Intervals       int     `json:"intervals"`
+			Requests        struct {
+				Mean   float64   `json:"mean"`
+				Values []float64 `json:"values"`
+			} `json:"requests_per_second"`
+			Concurrency struct {
+				Mean   float64   `json:"mean"`
+				Values []float64 `json:"values"`
+			} `json:"concurrency"`
+		} `json:"rate_distributions"`
 		SLO []struct {
 			Objective         string         `json:"objective"`
 			Target            float64        `json:"target_attainment"`
@@ -162,6 +175,24 @@ func TestBenchConfigReportRecomputed(t *testing.T) {
 	checkRecomputedSummaries(t, b.Window.Summaries, recs)
 	if rate := float64(by["successful"]) / b.Window.LengthSeconds; math.Abs(b.Window.RequestsPerSecond["successful"]-rate) > 1e-9*rate {
 		t.Errorf("successful requests/s %v, want %d ÷ %v s = %v", b.Window.RequestsPerSecond["successful"], by["successful"], b.Window.LengthSeconds, rate)
+	}
+	// Rate distributions: ⌈length ÷ 1 s⌉ intervals; the requests per
+	// interval sum to all 60, so the series averages to 60 ÷ length, and
+	// the concurrency series to the window's.
+	rd := b.RateDistributions
+	if rd == nil || rd.Intervals != int(math.Ceil(b.Window.LengthSeconds)) ||
+		math.Abs(rd.IntervalSeconds*float64(rd.Intervals)-b.Window.LengthSeconds) > 1e-9 || len(rd.Requests.Values) != rd.Intervals {
+		t.Fatalf("rate distributions %+v; want ⌈%v⌉ intervals", rd, b.Window.LengthSeconds)
+	}
+	sum, csum := 0.0, 0.0
+	for i, v := range rd.Requests.Values {
+		sum += v * rd.IntervalSeconds
+		csum += rd.Concurrency.Values[i]
+	}
+	if math.Abs(sum-60) > 1e-9 || math.Abs(rd.Requests.Mean-60/b.Window.LengthSeconds) > 1e-9 ||
+		math.Abs(csum/float64(rd.Intervals)-b.Window.Concurrency) > 1e-9 || math.Abs(rd.Concurrency.Mean-b.Window.Concurrency) > 1e-9 {
+		t.Errorf("requests %v over the intervals (mean %v/s), concurrency mean %v; want 60, 60 ÷ %v s, %v",
+			sum, rd.Requests.Mean, rd.Concurrency.Mean, b.Window.LengthSeconds, b.Window.Concurrency)
 	}
 	// Conforming: successful with TTFT ≤ 8 ms; errored requests are
 	// evaluated and non-conforming.
