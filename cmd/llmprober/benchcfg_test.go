@@ -333,8 +333,8 @@ func TestBenchConfigDurationAndInterrupt(t *testing.T) {
 	}
 	b := readBenchReport(t, out).Benchmarks[0]
 	inc, fin := b.Window.Requests["incomplete"], b.Window.Requests["successful"]+b.Window.Requests["errored"]
-	if b.StopReason != benchStopDuration || inc == 0 || b.SLO[0].Evaluated != fin || math.Abs(b.Window.LengthSeconds-0.8) > 0.1 {
-		t.Errorf("stop %q, %d incomplete, %d evaluated of %d finished, length %v s; want max_duration, some incomplete, all finished evaluated, about 0.8 s",
+	if b.StopReason != benchStopDuration || inc == 0 || b.SLO[0].Evaluated != fin || b.Window.LengthSeconds < 0.79 || b.Window.LengthSeconds > 1.3 {
+		t.Errorf("stop %q, %d incomplete, %d evaluated of %d finished, length %v s; want max_duration, some incomplete, all finished evaluated, 0.8 s (and the time to cancel)",
 			b.StopReason, inc, b.SLO[0].Evaluated, fin, b.Window.LengthSeconds)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)

@@ -12,12 +12,12 @@ import (
 )
 
 // benchAgainst runs a synchronous benchmark of 60 requests against a sim
-// with the given mean TTFT (jitter a quarter of it, seeded, so two sims of
+// with the given mean TTFT (jitter half of it, seeded, so two sims of
 // one configuration draw the same latencies in the same order) and returns
 // its report's path.
 func benchAgainst(t *testing.T, ttft time.Duration) string {
 	t.Helper()
-	s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: ttft, Jitter: ttft / 4}, ITL: sim.Latency{Mean: time.Millisecond},
+	s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: ttft, Jitter: ttft / 2}, ITL: sim.Latency{Mean: time.Millisecond},
 		OutputTokens: 4, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
