@@ -68,3 +68,48 @@ func JudgeInterval(ci stats.Interval, target float64) Judgement {
 	}
 	return Inconclusive
 }
+
+// maxResolve bounds RequestsToResolve's search.
+const maxResolve = int64(1) << 40
+
+// RequestsToResolve returns the fewest evaluated requests, at least
+// evaluated, at which the observed attainment p̂ = conforming ÷ evaluated
+// would give a Met or Breached verdict against target at confidence: the
+// smallest n whose Wilson interval of the proportion p̂ of n trials
+// (stats.WilsonProportion, which narrows as n grows) lies wholly on one
+// side of the target. 19 of 20 against 0.99 at 0.95 needs 24 requests
+// (0.95 of 24: [0.7859, 0.98993], breached; of 23: upper bound 0.99022). ok is false when nothing was
+// evaluated, intervals are off, p̂ equals the target (no sample size
+// resolves it) or more than 2⁴⁰ requests would be needed.
+func RequestsToResolve(conforming, evaluated int64, target, confidence float64) (n int64, ok bool) {
+	if evaluated <= 0 || conforming < 0 || conforming > evaluated || !(confidence > 0 && confidence < 1) {
+		return 0, false
+	}
+	p := float64(conforming) / float64(evaluated)
+	if p == target || math.IsNaN(target) {
+		return 0, false
+	}
+	resolved := func(n int64) bool {
+		lo, hi, _ := stats.WilsonProportion(p, n, confidence)
+		return JudgeInterval(stats.Interval{Lo: lo, Hi: hi}, target) != Inconclusive
+	}
+	if resolved(evaluated) {
+		return evaluated, true
+	}
+	lo, hi := evaluated, 2*evaluated
+	for !resolved(hi) {
+		if hi > maxResolve {
+			return 0, false
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if resolved(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}

@@ -75,3 +75,37 @@ func TestJudgementStrings(t *testing.T) {
 		t.Errorf("Judgements = %v; want [met breached inconclusive], zero value inconclusive", got)
 	}
 }
+
+// TestRequestsToResolve: Wilson at 0.95 of a proportion p̂ of n trials.
+// 0.95 of 23 reaches 0.99022, of 24 0.98993 < 0.99; 1 of 1 (every request
+// conforming) needs n/(n + z²) ≥ 0.99, n = 381; 0.5 against 0.6 needs the
+// half-width z/(2√(n + z²))·… below 0.1: 92 gives [0.39990, 0.60010], 93
+// [0.40042, 0.59958]; 8 of 10 against 0.99 is breached already.
+func TestRequestsToResolve(t *testing.T) {
+	tests := []struct {
+		name                  string
+		conforming, evaluated int64
+		target, confidence    float64
+		want                  int64
+		ok                    bool
+	}{
+		{"19 of 20 against 0.99", 19, 20, 0.99, 0.95, 24, true},
+		{"20 of 20 against 0.99", 20, 20, 0.99, 0.95, 381, true},
+		{"5 of 10 against 0.6", 5, 10, 0.6, 0.95, 93, true},
+		{"resolved already", 8, 10, 0.99, 0.95, 10, true},
+		{"on the target", 99, 100, 0.99, 0.95, 0, false},
+		{"nothing evaluated", 0, 0, 0.99, 0.95, 0, false},
+		{"intervals off", 19, 20, 0.99, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, ok := RequestsToResolve(tt.conforming, tt.evaluated, tt.target, tt.confidence)
+			if n != tt.want || ok != tt.ok {
+				t.Errorf("RequestsToResolve = %d, %v; want %d, %v", n, ok, tt.want, tt.ok)
+			}
+			if ok && Judge(tt.conforming, tt.evaluated, tt.target, tt.confidence) != Inconclusive && n != tt.evaluated {
+				t.Errorf("a resolved verdict needs no more requests, got %d", n)
+			}
+		})
+	}
+}

@@ -49,6 +49,18 @@ Usage:
   llmprober bench --target-url URL --model M --rate R --duration D [--stream] [--json] ...
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
+  llmprober bench --config FILE [--target NAME] [--profile single|sweep|goodput] (--max-duration D | --max-requests N)
+                  [--max-errors N] [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
+                  [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
+                  [--objective NAME]
+      Benchmark one configured target (sweep: synchronous, throughput, constant rates
+      between; goodput: the highest load whose attainment interval clears the target):
+      latency table with intervals, tokens, throughput, SLO attainment and verdict per
+      objective set; JSON and CSV reports; --gate exits 0 when every set is met, 1 when
+      one is breached, 3 otherwise.
+  llmprober compare [--fail-on-regression] BASE.json NEW.json
+      Compare two bench reports figure by figure; a difference counts only
+      when the intervals do not overlap; exit 1 on a regression when asked.
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
@@ -96,6 +108,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 		return benchCmd(ctx, rest, stdout, stderr)
 	case "rules":
 		return rulesCmd(rest, stdout, stderr, environ)
+	case "compare":
+		return compareCmd(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		return versionCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -113,6 +127,8 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, errInvalid):
 		return 2
+	case errors.Is(err, errGateInconclusive):
+		return gateExitInconclusive
 	}
 	return 1
 }

@@ -15,6 +15,9 @@ import (
 // a bounded time, without the HTTP server; every request's measurements are
 // kept in memory and summarised at the end.
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if usesConfig(args) {
+		return benchConfigCmd(ctx, args, stdout, stderr)
+	}
 	s, asJSON, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err

@@ -102,8 +102,9 @@ targets:
 	// root, within Popoviciu's bound ((max − min)/2)².
 	for _, m := range []string{"inter_token_latency", "time_per_output_token"} {
 		w := w.Summaries[m].Successful
+		half := (*w.Max - *w.Min) / 2
 		if !w.Weighted || w.Variance == nil || w.StdDev == nil || *w.Variance < 0 ||
-			math.Abs(*w.StdDev**w.StdDev-*w.Variance) > 1e-12 || *w.Variance > (*w.Max-*w.Min)*(*w.Max-*w.Min)/4*(1+1e-9) {
+			math.Abs(*w.StdDev**w.StdDev-*w.Variance) > 1e-12 || *w.Variance > half*half*(1+1e-9) {
 			t.Errorf("%s: weighted %v variance %v std_dev %v (min %v, max %v); want a weighted variance in [0, ((max − min)/2)²] and its root",
 				m, w.Weighted, w.Variance, w.StdDev, w.Min, w.Max)
 		}

@@ -82,3 +82,27 @@ func TestWilsonInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestWilsonProportion: the interval of a proportion matches Wilson's for
+// the same successes, and p = 0.95 of 24 trials is [0.7858864, 0.9899350]
+// (z²/n = 0.1600608: centre (0.95 + 0.0800304)/1.1600608 = 0.8879107,
+// half-width 1.6895356·√(0.0019792 + 0.0016673) = 0.1020243).
+func TestWilsonProportion(t *testing.T) {
+	lo, hi, ok := WilsonProportion(0.95, 24, 0.95)
+	if !ok || math.Abs(lo-0.7858864) > 1e-6 || math.Abs(hi-0.9899350) > 1e-6 {
+		t.Errorf("WilsonProportion(0.95, 24) = [%v, %v] %v; want [0.7858864, 0.9899350]", lo, hi, ok)
+	}
+	wlo, whi, _ := Wilson(8, 10, 0.95)
+	if plo, phi, _ := WilsonProportion(0.8, 10, 0.95); plo != wlo || phi != whi {
+		t.Errorf("proportion 0.8 of 10: [%v, %v], Wilson 8 of 10: [%v, %v]", plo, phi, wlo, whi)
+	}
+	for _, bad := range []struct {
+		p float64
+		n int64
+		c float64
+	}{{-0.1, 10, 0.95}, {1.1, 10, 0.95}, {math.NaN(), 10, 0.95}, {0.5, 0, 0.95}, {0.5, 10, 1}} {
+		if _, _, ok := WilsonProportion(bad.p, bad.n, bad.c); ok {
+			t.Errorf("WilsonProportion(%v, %d, %v) ok", bad.p, bad.n, bad.c)
+		}
+	}
+}

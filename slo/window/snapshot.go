@@ -11,8 +11,8 @@ import (
 // Summary is the distribution of one metric for one status in a window.
 type Summary struct {
 	// Summary holds the figures, in the metric's unit. For a weighted
-	// metric (ITL, TPOT) only Count (the summed weight), Mean, Median, Min,
-	// Max and the percentiles are set, without intervals.
+	// metric (ITL, TPOT) Count is the summed weight, Mean, Median, Variance
+	// and StdDev are token-weighted, and there is no Sum, Mode or interval.
 	stats.Summary
 	// Weighted reports a token-weighted metric.
 	Weighted bool

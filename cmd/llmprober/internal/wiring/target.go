@@ -39,6 +39,14 @@ type Wired struct {
 // WireTarget builds the HTTP client, backend, workload, strategy and start-up
 // gate of one configured target; the prober and the backend share clk.
 func WireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *LogObserver, logger *slog.Logger) (*Wired, error) {
+	return WireLimitedTarget(t, clk, obs, logs, logger, 0)
+}
+
+// WireLimitedTarget is WireTarget with the strategy limited to limit
+// requests (probe.Limited) when limit > 0: a finite benchmark's request
+// limit.
+func WireLimitedTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *LogObserver, logger *slog.Logger,
+	limit uint64) (*Wired, error) {
 	client, err := newClient(t)
 	if err != nil {
 		return nil, err
@@ -54,6 +62,9 @@ func WireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *Log
 	strategy, workload, err := newSchedule(t)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	if limit > 0 {
+		strategy = &probe.Limited{Strategy: strategy, Max: limit}
 	}
 	p, err := probe.NewProber(probe.ProberConfig{
 		Target: t.Name, Strategy: strategy, Backend: backend, Observer: obs, Logger: logger, Clock: clk,

@@ -1,0 +1,525 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/benchrun"
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/wiring"
+	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/clock"
+	"github.com/llmprober/llmprober/slo"
+	"github.com/llmprober/llmprober/slo/window"
+)
+
+// benchConfigFlags are the settings of "llmprober bench --config FILE": a
+// finite benchmark of one configured target.
+type benchConfigFlags struct {
+	config, target, output, csv, warmup, confidence string
+	maxDuration                                     time.Duration
+	maxRequests, maxErrors                          int
+	maxErrorRate                                    float64
+	gate                                            bool
+	gateInconclusive                                string
+	profile, objective                              string
+	sweepRates, goodputSteps                        int
+}
+
+// usesConfig reports whether a bench command line names a configuration
+// file, which selects the benchmark of a configured target.
+func usesConfig(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "config" {
+			return true
+		}
+		if a == "--" {
+			return false
+		}
+	}
+	return false
+}
+
+// parseBenchConfigFlags reads the command line of a configured benchmark.
+func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, error) {
+	var f benchConfigFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "configuration file whose target is benchmarked")
+	fs.StringVar(&f.target, "target", "", "name of the target to benchmark; required when the file has several")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop sending this long after the target is ready; in-flight requests are then incomplete (at most 1h)")
+	fs.IntVar(&f.maxRequests, "max-requests", 0, "send this many requests at most (a request dropped for a full queue does not count), then wait for them to end")
+	fs.IntVar(&f.maxErrors, "max-errors", 0, "stop early once this many requests errored (in-flight requests then incomplete)")
+	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0,
+		fmt.Sprintf("stop early once more than this share of the last %d finished requests errored, in (0, 1]", benchErrorRateSample))
+	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
+	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
+	fs.StringVar(&f.profile, "profile", profileSingle, "single: the target's own strategy; sweep: synchronous, throughput, then "+
+		"--sweep-rates constant rates between them; goodput: the highest load whose attainment interval clears the target")
+	fs.IntVar(&f.sweepRates, "sweep-rates", 8, "constant-rate benchmarks of a sweep")
+	fs.IntVar(&f.goodputSteps, "goodput-steps", 10, "benchmarks a goodput search runs at most")
+	fs.StringVar(&f.objective, "objective", "", "objective set a goodput search judges; default the target's first")
+	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
+	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
+	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
+	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return f, errUsage
+	}
+	return f, nil
+}
+
+// check rejects limits that leave a run unbounded or too large.
+func (f benchConfigFlags) check() error {
+	var errs []error
+	if f.maxDuration < 0 || f.maxDuration > benchrun.MaxDuration {
+		errs = append(errs, fmt.Errorf("--max-duration must be within (0, %s], got %s", benchrun.MaxDuration, f.maxDuration))
+	}
+	if f.maxRequests < 0 || f.maxRequests > benchrun.MaxRequests {
+		errs = append(errs, fmt.Errorf("--max-requests must be within [1, %d], got %d", benchrun.MaxRequests, f.maxRequests))
+	}
+	if f.maxErrors < 0 || (f.maxRequests > 0 && f.maxErrors > f.maxRequests) {
+		errs = append(errs, fmt.Errorf("--max-errors must be within [1, --max-requests], got %d", f.maxErrors))
+	}
+	if f.maxErrorRate != 0 && !(f.maxErrorRate > 0 && f.maxErrorRate <= 1) {
+		errs = append(errs, fmt.Errorf("--max-error-rate must be within (0, 1], got %v", f.maxErrorRate))
+	}
+	if f.maxDuration == 0 && f.maxRequests == 0 {
+		errs = append(errs, errors.New("--max-duration or --max-requests is required"))
+	}
+	if _, err := f.warmupOf(f.length()); err != nil {
+		errs = append(errs, err)
+	}
+	if _, _, err := f.confidenceLevel(); err != nil {
+		errs = append(errs, err)
+	}
+	if !slices.Contains(benchProfiles, f.profile) {
+		errs = append(errs, fmt.Errorf("--profile %s: want one of %s", f.profile, strings.Join(benchProfiles, ", ")))
+	}
+	if f.gate && f.profile != profileSingle {
+		errs = append(errs, fmt.Errorf("--gate judges one benchmark: it needs --profile %s", profileSingle))
+	}
+	if f.sweepRates < 1 || f.sweepRates > 50 {
+		errs = append(errs, fmt.Errorf("--sweep-rates must be within [1, 50], got %d", f.sweepRates))
+	}
+	if f.goodputSteps < 2 || f.goodputSteps > 30 {
+		errs = append(errs, fmt.Errorf("--goodput-steps must be within [2, 30], got %d", f.goodputSteps))
+	}
+	if !slices.Contains([]string{"", gateInconclusivePass, gateInconclusiveFail}, f.gateInconclusive) {
+		errs = append(errs, fmt.Errorf("--gate-inconclusive %s: want pass or fail", f.gateInconclusive))
+	} else if f.gateInconclusive != "" && !f.gate {
+		errs = append(errs, errors.New("--gate-inconclusive needs --gate"))
+	}
+	return errors.Join(errs...)
+}
+
+// length is the longest the run can send: --max-duration, or the bound of
+// every run.
+func (f benchConfigFlags) length() time.Duration {
+	if f.maxDuration > 0 {
+		return f.maxDuration
+	}
+	return benchrun.MaxDuration
+}
+
+// warmupOf parses --warmup against a run of the given length; ok is false
+// when the flag is not set.
+func (f benchConfigFlags) warmupOf(length time.Duration) (time.Duration, error) {
+	if f.warmup == "" {
+		return 0, nil
+	}
+	if pct, ok := strings.CutSuffix(f.warmup, "%"); ok {
+		p, err := strconv.ParseFloat(pct, 64)
+		if err != nil || !(p >= 0 && p < 100) || f.maxDuration == 0 {
+			return 0, fmt.Errorf("--warmup %s: a share must be in [0%%, 100%%) of --max-duration, which must be set", f.warmup)
+		}
+		return time.Duration(p / 100 * float64(length)), nil
+	}
+	d, err := time.ParseDuration(f.warmup)
+	if err != nil || d < 0 || d >= length {
+		return 0, fmt.Errorf("--warmup %s: want a duration in [0, %s) like 30s, or a share of --max-duration like 10%%", f.warmup, length)
+	}
+	return d, nil
+}
+
+// confidenceLevel parses --confidence: set is false when the flag is not
+// given; level 0 is null (no intervals).
+func (f benchConfigFlags) confidenceLevel() (level float64, set bool, err error) {
+	switch f.confidence {
+	case "":
+		return 0, false, nil
+	case "null":
+		return 0, true, nil
+	}
+	c, err := strconv.ParseFloat(f.confidence, 64)
+	if err != nil || !(c > 0 && c < 1) {
+		return 0, false, fmt.Errorf("--confidence %s: want a level in (0, 1) like 0.95, or null", f.confidence)
+	}
+	return c, true, nil
+}
+
+// benchPlan is a validated configured benchmark: the target and how its
+// run is bounded and measured.
+type benchPlan struct {
+	flags      benchConfigFlags
+	target     config.Target
+	objectives []slo.Objective
+	confidence float64
+	warmup     time.Duration
+	// window is the length of the store's one window, the run's bound.
+	window time.Duration
+	// output and csv are the report files, nil when not asked for.
+	output, csv *os.File
+}
+
+// newBenchPlan loads the configuration and checks everything a run needs,
+// before any request is sent; its errors are bad input.
+func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	t, err := pickTarget(cfg, f.target)
+	if err != nil {
+		return nil, err
+	}
+	p := &benchPlan{flags: f, target: t, objectives: t.SLOObjectives(), confidence: cfg.ConfidenceLevel(),
+		warmup: cfg.Warmup, window: f.length()}
+	if c, set, _ := f.confidenceLevel(); set {
+		p.confidence = c
+	}
+	if f.warmup != "" {
+		p.warmup, _ = f.warmupOf(p.window)
+	}
+	if err := p.checkProfile(); err != nil {
+		return nil, err
+	}
+	if f.gate && len(p.objectives) == 0 {
+		return nil, fmt.Errorf("--gate: target %s has no objective sets to judge", t.Name)
+	}
+	if p.warmup >= p.window {
+		return nil, fmt.Errorf("warmup %s: must be shorter than the run (%s)", p.warmup, p.window)
+	}
+	if f.output != "" {
+		if p.output, err = os.Create(f.output); err != nil {
+			return nil, fmt.Errorf("--output: %w", err)
+		}
+	}
+	if f.csv != "" {
+		if p.csv, err = os.Create(f.csv); err != nil {
+			p.closeFiles()
+			return nil, fmt.Errorf("--csv: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// closeFiles closes the report files.
+func (p *benchPlan) closeFiles() {
+	for _, f := range []*os.File{p.output, p.csv} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// writeFiles writes and closes the JSON and CSV reports asked for.
+func (p *benchPlan) writeFiles(results []*benchResult, search *goodputSearch) error {
+	if p.output != nil {
+		if err := errors.Join(writeBenchJSON(p.output, results, search), p.output.Close()); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.flags.output, err)
+		}
+	}
+	if p.csv != nil {
+		if err := errors.Join(writeBenchCSV(p.csv, results), p.csv.Close()); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.flags.csv, err)
+		}
+	}
+	return nil
+}
+
+// pickTarget returns the target named name, or the only one when name is
+// empty.
+func pickTarget(cfg *config.Config, name string) (config.Target, error) {
+	var names []string
+	for _, t := range cfg.Targets {
+		if t.Name == name || (name == "" && len(cfg.Targets) == 1) {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	if name == "" {
+		return config.Target{}, fmt.Errorf("--target: the configuration has %d targets (%s); name one", len(names), strings.Join(names, ", "))
+	}
+	return config.Target{}, fmt.Errorf("--target %s: no such target in the configuration (%s)", name, strings.Join(names, ", "))
+}
+
+// benchConfigCmd is "llmprober bench --config FILE": one benchmark of a
+// configured target, reported on stdout and, with --output, as JSON.
+func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseBenchConfigFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	plan, err := newBenchPlan(f)
+	if err != nil {
+		return fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	results, search, err := plan.runProfile(ctx, stderr)
+	if err != nil {
+		plan.closeFiles()
+		return err
+	}
+	for _, r := range results {
+		r.writeConsole(stdout)
+		fmt.Fprintln(stdout)
+	}
+	if f.profile == profileSweep {
+		writeSweepTable(stdout, results)
+	}
+	if search != nil {
+		search.writeConsole(stdout)
+	}
+	if err := plan.writeFiles(results, search); err != nil {
+		return err
+	}
+	last := results[len(results)-1]
+	if last.stop == benchStopInterrupted {
+		return errBenchInterrupted
+	}
+	if f.gate {
+		return last.gate(stdout)
+	}
+	return nil
+}
+
+// errBenchInterrupted ends a benchmark stopped by a signal, after its
+// partial report (exit status 1).
+var errBenchInterrupted = errors.New("benchmark interrupted: the partial report is marked interrupted")
+
+// benchResult is one finished benchmark.
+type benchResult struct {
+	plan *benchPlan
+	// snap is the measurement window, [measure_start, the run's end].
+	snap *window.Snapshot
+	// start is when the prober began (ready), end when the last request ended.
+	start, end time.Time
+	// stop says why the run ended: one of the benchStop values.
+	stop     string
+	pacing   benchrun.Report
+	realtime bool
+	// profile is the --profile the benchmark belongs to, label what it is
+	// within it ("synchronous", "constant 12.5/s", "concurrency 8").
+	profile, label string
+}
+
+// Why a run ended.
+const (
+	benchStopDuration    = "max_duration"
+	benchStopRequests    = "max_requests"
+	benchStopErrors      = "max_errors"
+	benchStopErrorRate   = "max_error_rate"
+	benchStopStrategy    = "strategy_done"
+	benchStopInterrupted = "interrupted"
+)
+
+// run sends the target's requests until a limit, recording them into a
+// window store that spans the run, and returns the measurement window.
+func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, error) {
+	clk := clock.Precise()
+	t := p.target
+	store, err := window.NewStore(t.Name, window.Settings{
+		Windows: []time.Duration{p.window}, Confidence: p.confidence, Warmup: p.warmup, CacheTTL: -1, Clock: clk,
+		SampleCap: window.Buckets * benchrun.MaxRequests, Objectives: p.objectives,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk,
+		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate}
+	defer limits.stop()
+	expected := p.flags.maxRequests
+	if expected == 0 {
+		expected = 1024
+	}
+	col := benchrun.NewCollector(expected)
+	logger := wiring.NewLogger(stderr, "warn")
+	logs := wiring.NewLogObserver(logger, clk.Now)
+	w, err := wiring.WireLimitedTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
+	}
+	defer w.Client.CloseIdleConnections()
+	cpuBefore, _ := benchrun.ReadUsage()
+	runErr := w.Prober.Run(runCtx)
+	end := clk.Now()
+	cpuAfter, peakRSS := benchrun.ReadUsage()
+	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket, profile: p.flags.profile,
+		label: scheduleLabel(&t.Schedule)}
+	res.start = limits.readyAt()
+	if res.start.IsZero() {
+		return nil, fmt.Errorf("target %s never became ready: %w", t.Name, runErr)
+	}
+	res.stop = limits.reason(ctx, runErr, p.flags.maxRequests > 0)
+	res.snap = store.Snapshot(end, p.window)
+	rate := 0.0
+	if slices.Contains([]string{config.StrategyConstant, config.StrategyPoisson}, t.Schedule.Strategy) {
+		rate = t.Schedule.Rate
+	}
+	res.pacing = benchrun.NewReport(col.Result(rate, end.Sub(res.start), cpuAfter-cpuBefore, peakRSS))
+	return res, nil
+}
+
+// benchLimits is the probe.Observer that bounds a run in time: the
+// duration starts when the target is ready.
+type benchLimits struct {
+	target   string
+	duration time.Duration
+	cancel   context.CancelFunc
+	clk      clock.Clock
+
+	// maxErrors and maxErrorRate are the early stops; 0 is none.
+	maxErrors    int64
+	maxErrorRate float64
+
+	mu      sync.Mutex
+	ready   time.Time
+	timer   *time.Timer
+	expired bool
+	// errors counts the errored requests; recent holds whether each of
+	// the last benchErrorRateSample finished requests errored, a ring at
+	// next; finished counts every finished one.
+	errors, finished int64
+	recent           [benchErrorRateSample]bool
+	// stopped is the early stop that ended the run, empty when none did.
+	stopped string
+}
+
+// benchErrorRateSample is the sliding sample of --max-error-rate: the last
+// 50 successful or errored requests, judged once 50 have finished.
+const benchErrorRateSample = 50
+
+var _ probe.Observer = (*benchLimits)(nil)
+
+// State implements probe.Observer: the run's clock starts at ready.
+func (l *benchLimits) State(target string, state probe.TargetState, _ time.Duration) {
+	if target != l.target || state != probe.StateReady {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ready.IsZero() {
+		return
+	}
+	l.ready = l.clk.Now()
+	if l.duration > 0 {
+		l.timer = time.AfterFunc(l.duration, func() {
+			l.mu.Lock()
+			l.expired = true
+			l.mu.Unlock()
+			l.cancel()
+		})
+	}
+}
+
+// Scheduled implements probe.Observer.
+func (*benchLimits) Scheduled(string) {}
+
+// Dropped implements probe.Observer.
+func (*benchLimits) Dropped(string, probe.DropReason) {}
+
+// Started implements probe.Observer.
+func (*benchLimits) Started(string) {}
+
+// Finished implements probe.Observer: an errored request counts toward
+// the early stops, which cancel the run.
+func (l *benchLimits) Finished(rec *probe.Record) {
+	if rec.Outcome == probe.Incomplete {
+		return
+	}
+	errored := rec.Outcome == probe.Errored
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recent[l.finished%benchErrorRateSample] = errored
+	l.finished++
+	if errored {
+		l.errors++
+	}
+	if l.stopped != "" || l.expired {
+		return
+	}
+	switch {
+	case l.maxErrors > 0 && l.errors >= l.maxErrors:
+		l.stopped = benchStopErrors
+	case l.maxErrorRate > 0 && l.finished >= benchErrorRateSample && l.recentRate() > l.maxErrorRate:
+		l.stopped = benchStopErrorRate
+	default:
+		return
+	}
+	l.cancel()
+}
+
+// recentRate is the errored share of the last benchErrorRateSample
+// finished requests; l.mu is held.
+func (l *benchLimits) recentRate() float64 {
+	n := 0
+	for _, e := range l.recent {
+		if e {
+			n++
+		}
+	}
+	return float64(n) / benchErrorRateSample
+}
+
+// readyAt returns when the target became ready; zero when it never did.
+func (l *benchLimits) readyAt() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ready
+}
+
+// stop stops the duration timer.
+func (l *benchLimits) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+}
+
+// reason says why the run ended: the caller's interrupt, the duration, or
+// the strategy stopping (at the request limit when limited).
+func (l *benchLimits) reason(parent context.Context, runErr error, limited bool) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case parent.Err() != nil:
+		return benchStopInterrupted
+	case l.stopped != "":
+		return l.stopped
+	case l.expired:
+		return benchStopDuration
+	case runErr == nil && limited:
+		return benchStopRequests
+	}
+	return benchStopStrategy
+}
