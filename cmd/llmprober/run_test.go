@@ -63,7 +63,7 @@ func TestRunClassifiesEveryFailure(t *testing.T) {
 		fmt.Fprintf(&b, `  - name: %s
     base_url: %s/v1
     model: sim-model
-    timeout: 500ms
+    timeout: 2s
     headers: {X-Sim-Fault: %s}
     readiness: {path: /health, interval: 50ms}
     workload: {prompt_tokens: 16, output_tokens: 8}
