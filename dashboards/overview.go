@@ -69,6 +69,10 @@ func sloPanels(b *boardBuilder) {
 			unitRatio, halfWidth, q(budgetLeft, "{{target}} {{objective}}")).
 			Decimals(1).
 			Thresholds(thresholds("red", step{0, "orange"}, step{0.25, "yellow"}, step{0.5, "green"}))).
+		WithPanel(stateChart("SLO verdict ($window window)",
+			"Per instance, each objective set's verdict over the prober's $window window: met when the attainment interval (Wilson, at the prober's confidence) lies at or above the objective, breached when it lies below, inconclusive when it straddles it (too few requests to tell, or intervals turned off); a point value below the objective on a few requests is not a breach.",
+			halfWidth, valueMap(mapping{"0", "breached", "red"}, mapping{"1", "inconclusive", "yellow"}, mapping{"2", "met", "green"}),
+			q(verdictState, "{{target}} {{objective}} {{instance}}"))).
 		WithPanel(chart("Attainment vs objective",
 			"Attainment over the prober's $window window (conforming ÷ evaluated requests that ended in it), per instance, and over the SLO period, against the objective."+
 				" The SLO period line shows only objective sets whose period is $period."+ruleNote,
@@ -87,6 +91,12 @@ func sloPanels(b *boardBuilder) {
 			q(`sum by (target, objective, reason) (rate(llmprober_slo_requests_nonconforming_total{`+byObjective+`}[$__rate_interval]))`,
 				"{{target}} {{objective}} {{reason}}")))
 }
+
+// verdictState is each objective set's window verdict as one number per
+// instance: 2 met, 1 inconclusive, 0 breached (the state set has 1 on the
+// current verdict and 0 on the others).
+const verdictState = `max by (target, objective, instance) (2 * llmprober_window_slo_verdict{` + byObjWindow + `,verdict="met"}` +
+	` + ignoring (verdict) llmprober_window_slo_verdict{` + byObjWindow + `,verdict="inconclusive"})`
 
 // burnRates returns one burn-rate query per recording-rule window.
 func burnRates(windows ...string) []query {

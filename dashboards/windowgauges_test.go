@@ -16,6 +16,7 @@ var windowFamilies = map[string]string{
 	"llmprober_window_length_seconds":                   "",
 	"llmprober_window_percentile_seconds":               config.GaugesPercentiles,
 	"llmprober_window_slo_attainment":                   config.GaugesSLO,
+	"llmprober_window_slo_verdict":                      config.GaugesSLO,
 	"llmprober_window_goodput_requests_per_second":      config.GaugesSLO,
 	"llmprober_window_goodput_output_tokens_per_second": config.GaugesSLO,
 }
