@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/llmprober/llmprober/probe/realtime"
 )
 
 // Values of Target.Backend.
@@ -39,9 +37,6 @@ const (
 	DefaultChunkDuration = 100 * time.Millisecond
 	// DefaultAudioDuration is Realtime.AudioDuration's default when no audio file is set.
 	DefaultAudioDuration = 2 * time.Second
-	// LimitAudioDuration bounds Realtime.AudioDuration, as
-	// realtime.MaxAudioDuration bounds an audio file.
-	LimitAudioDuration = realtime.MaxAudioDuration
 	// MinChunkDuration and LimitChunkDuration bound Realtime.ChunkDuration.
 	MinChunkDuration   = 10 * time.Millisecond
 	LimitChunkDuration = 10 * time.Second
@@ -158,33 +153,6 @@ func (r *Realtime) outlasts(timeout, d time.Duration) bool {
 func outlastsMsg(d, timeout time.Duration) string {
 	return fmt.Sprintf("pacing realtime sends the audio over its own duration (%v), so every request would time out: "+
 		"timeout (%v) must exceed it; raise timeout, shorten the audio or use pacing fast", d, timeout)
-}
-
-// checkAudio reads the audio file, when there is one, and records why it
-// cannot be sent: unreadable, not PCM16 mono 16 kHz, too long, or, with
-// pacing realtime, not shorter than timeout.
-func (r *Realtime) checkAudio(col *collector, path string, timeout time.Duration) {
-	if r == nil || r.AudioFile == "" {
-		return
-	}
-	pcm, err := realtime.LoadWAV(r.AudioFile)
-	if err != nil {
-		col.add(path+".audio_file", "%v", err)
-		return
-	}
-	if d := realtime.AudioDuration(pcm); r.outlasts(timeout, d) {
-		col.add(path+".audio_file", "audio file %s: %s", r.AudioFile, outlastsMsg(d, timeout))
-	}
-}
-
-// Audio returns the audio a target with backend openai_websocket sends:
-// the WAV file's samples, or a generated tone of AudioDuration (PCM16 mono
-// at 16 kHz). Errors name the file.
-func (r *Realtime) Audio() ([]byte, error) {
-	if r.AudioFile != "" {
-		return realtime.LoadWAV(r.AudioFile)
-	}
-	return realtime.Tone(r.AudioDuration), nil
 }
 
 // resolveAudioFiles makes every relative audio file name relative to dir,

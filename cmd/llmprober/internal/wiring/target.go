@@ -100,9 +100,9 @@ func newHTTPBackend(t *config.Target, client *http.Client, header http.Header, s
 // newRealtimeBackend is the realtime WebSocket backend (streaming
 // transcription of the target's audio).
 func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
-	audio, err := t.Realtime.Audio()
+	assets, err := t.Assets()
 	if err != nil {
-		return nil, fmt.Errorf("realtime.audio_file: %w", err)
+		return nil, err
 	}
 	tlsConfig, err := t.TLSConfig()
 	if err != nil {
@@ -110,7 +110,7 @@ func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, se
 	}
 	return realtime.New(realtime.Config{
 		Target: t.Name, BaseURL: t.BaseURL, Path: t.Realtime.Path, Model: t.Model, Timeout: t.Timeout,
-		Header: header, Secrets: secrets, TLS: tlsConfig, Audio: audio,
+		Header: header, Secrets: secrets, TLS: tlsConfig, Audio: assets.Audio,
 		ChunkDuration: t.Realtime.ChunkDuration, Pacing: realtime.Pacing(t.Realtime.Pacing), Clock: clk,
 	})
 }
