@@ -7,19 +7,21 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/api"
 )
 
 // Values of Target.Backend.
 const (
 	// BackendHTTP is the OpenAI-compatible HTTP backend (chat and completions, SSE streams).
-	BackendHTTP = "openai_http"
+	BackendHTTP = api.HTTP
 	// BackendWebSocket is the realtime WebSocket backend (streaming transcription).
-	BackendWebSocket = "openai_websocket"
+	BackendWebSocket = api.WebSocket
 )
 
 // APIRealtime is Target.API of a target with backend openai_websocket; it
 // cannot be set in the file.
-const APIRealtime = "realtime"
+const APIRealtime = api.Realtime
 
 // Values of Realtime.Pacing.
 const (
@@ -42,8 +44,9 @@ const (
 	LimitChunkDuration = 10 * time.Second
 )
 
-// backends lists every backend a target may name.
-var backends = []string{BackendHTTP, BackendWebSocket}
+// backends lists every backend a target may name, from the one list of
+// backends (package probe/api).
+var backends = api.Backends()
 
 // Backends returns every backend a target may name, in order.
 func Backends() []string { return slices.Clone(backends) }
@@ -73,7 +76,7 @@ type Realtime struct {
 // and realtime settings. It runs before the other target defaults.
 func (t *Target) applyBackendDefaults(path string, set func(string) bool) {
 	if t.Backend == "" {
-		t.Backend = BackendHTTP
+		t.Backend = api.DefaultBackend()
 	}
 	if t.Backend != BackendWebSocket {
 		return
@@ -109,13 +112,28 @@ func (t *Target) validateBackend(col *collector, path string) {
 		if t.API != APIRealtime {
 			col.add(path+".api", "not used by backend %s (it sends audio and reads a transcript)", BackendWebSocket)
 		}
-		if t.Stream != nil && !*t.Stream {
-			col.add(path+".stream", "backend %s always streams", BackendWebSocket)
-		}
-		if t.Workload.Conversation != nil {
-			col.add(path+".workload.conversation", "not supported by backend %s", BackendWebSocket)
-		}
+		t.validateCapabilities(col, path)
 		t.Realtime.validate(col, path+".realtime", t.Timeout)
+	default:
+		t.validateCapabilities(col, path)
+	}
+}
+
+// validateCapabilities records the settings that the API kinds of t's
+// backend cannot honour, as their capabilities in package probe/api say:
+// stream false where every response streams, a conversation where none
+// is supported.
+func (t *Target) validateCapabilities(col *collector, path string) {
+	apis := api.Of(t.Backend)
+	if len(apis) == 0 {
+		return
+	}
+	k, _ := api.Lookup(apis[0])
+	if k.AlwaysStreams && t.Stream != nil && !*t.Stream {
+		col.add(path+".stream", "backend %s always streams", t.Backend)
+	}
+	if !k.Conversations && t.Workload.Conversation != nil {
+		col.add(path+".workload.conversation", "not supported by backend %s", t.Backend)
 	}
 }
 
