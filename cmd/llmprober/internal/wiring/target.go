@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
 	"github.com/llmprober/llmprober/probe/realtime"
@@ -71,11 +72,11 @@ func WireTarget(t *config.Target, clk clock.Clock, obs probe.Observer, logs *Log
 // headers of every request, the secrets to redact and the clock.
 type backendConstructor func(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error)
 
-// backends maps every backend a target may name (config.Backends) to its
-// constructor: the one place that knows them.
+// backends maps every backend of the one list (api.Backends, which
+// config.Backends is) to its constructor.
 var backends = map[string]backendConstructor{
-	config.BackendHTTP:      newHTTPBackend,
-	config.BackendWebSocket: newRealtimeBackend,
+	api.HTTP:      newHTTPBackend,
+	api.WebSocket: newRealtimeBackend,
 }
 
 // newBackend returns the backend t names.
