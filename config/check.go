@@ -12,7 +12,8 @@ func (c *Config) Check() error {
 	return col.errs.sorted().orNil()
 }
 
-// check records every target's file-system and environment problems.
+// check records every target's file-system and environment problems, and
+// keeps the files each target references, decoded, for Target.Assets.
 func (c *Config) check(col *collector) {
 	for i := range c.Targets {
 		c.Targets[i].check(col, targetPath(i))
@@ -21,8 +22,7 @@ func (c *Config) check(col *collector) {
 
 // check records the target's file-system and environment problems.
 func (t *Target) check(col *collector, path string) {
-	t.Schedule.checkTrace(col, path+".schedule")
-	t.Realtime.checkAudio(col, path+".realtime", t.Timeout)
+	t.assets = t.loadAssets(col, path)
 	switch {
 	case t.Auth.APIKeyEnv != "" && envNamePattern.MatchString(t.Auth.APIKeyEnv):
 		if _, err := keyFromEnv(t.Auth.APIKeyEnv); err != nil {

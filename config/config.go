@@ -86,6 +86,9 @@ type Target struct {
 	// Objectives are the target's SLO objective sets, at most
 	// LimitObjectives; none by default.
 	Objectives []Objective `yaml:"objectives"`
+
+	// assets are the referenced files Check decoded; nil before Check.
+	assets *Assets
 }
 
 // Auth names where a target's API key comes from; at most one of the two. An

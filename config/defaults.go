@@ -3,14 +3,17 @@ package config
 import (
 	"strconv"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/api"
 )
 
-// Values of Target.API.
+// Values of Target.API with backend openai_http, from the one list of
+// API kinds (package probe/api).
 const (
 	// APIChat is the chat completions API (/chat/completions).
-	APIChat = "chat"
+	APIChat = api.Chat
 	// APICompletions is the text completions API (/completions).
-	APICompletions = "completions"
+	APICompletions = api.Completions
 )
 
 // Values of Workload.MaxTokensFields.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/slo"
 	"go.yaml.in/yaml/v3"
 )
@@ -192,7 +193,7 @@ func (o *Objective) validate(col *collector, path string) {
 // an arrival schedule.
 func (t *Target) validateApplicable(col *collector, path string, o *Objective) {
 	if t.Stream != nil && !*t.Stream {
-		for _, q := range []string{"ttft", "ttfot", "itl"} {
+		for _, q := range api.StreamedQuantities {
 			if o.threshold(q) != nil {
 				col.add(path+"."+q, "needs a streaming target (stream: true)")
 			}

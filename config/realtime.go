@@ -8,20 +8,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmprober/llmprober/probe/realtime"
+	"github.com/llmprober/llmprober/probe/api"
 )
 
 // Values of Target.Backend.
 const (
 	// BackendHTTP is the OpenAI-compatible HTTP backend (chat and completions, SSE streams).
-	BackendHTTP = "openai_http"
+	BackendHTTP = api.HTTP
 	// BackendWebSocket is the realtime WebSocket backend (streaming transcription).
-	BackendWebSocket = "openai_websocket"
+	BackendWebSocket = api.WebSocket
 )
 
 // APIRealtime is Target.API of a target with backend openai_websocket; it
 // cannot be set in the file.
-const APIRealtime = "realtime"
+const APIRealtime = api.Realtime
 
 // Values of Realtime.Pacing.
 const (
@@ -39,16 +39,14 @@ const (
 	DefaultChunkDuration = 100 * time.Millisecond
 	// DefaultAudioDuration is Realtime.AudioDuration's default when no audio file is set.
 	DefaultAudioDuration = 2 * time.Second
-	// LimitAudioDuration bounds Realtime.AudioDuration, as
-	// realtime.MaxAudioDuration bounds an audio file.
-	LimitAudioDuration = realtime.MaxAudioDuration
 	// MinChunkDuration and LimitChunkDuration bound Realtime.ChunkDuration.
 	MinChunkDuration   = 10 * time.Millisecond
 	LimitChunkDuration = 10 * time.Second
 )
 
-// backends lists every backend a target may name.
-var backends = []string{BackendHTTP, BackendWebSocket}
+// backends lists every backend a target may name, from the one list of
+// backends (package probe/api).
+var backends = api.Backends()
 
 // Backends returns every backend a target may name, in order.
 func Backends() []string { return slices.Clone(backends) }
@@ -78,7 +76,7 @@ type Realtime struct {
 // and realtime settings. It runs before the other target defaults.
 func (t *Target) applyBackendDefaults(path string, set func(string) bool) {
 	if t.Backend == "" {
-		t.Backend = BackendHTTP
+		t.Backend = api.DefaultBackend()
 	}
 	if t.Backend != BackendWebSocket {
 		return
@@ -114,13 +112,28 @@ func (t *Target) validateBackend(col *collector, path string) {
 		if t.API != APIRealtime {
 			col.add(path+".api", "not used by backend %s (it sends audio and reads a transcript)", BackendWebSocket)
 		}
-		if t.Stream != nil && !*t.Stream {
-			col.add(path+".stream", "backend %s always streams", BackendWebSocket)
-		}
-		if t.Workload.Conversation != nil {
-			col.add(path+".workload.conversation", "not supported by backend %s", BackendWebSocket)
-		}
+		t.validateCapabilities(col, path)
 		t.Realtime.validate(col, path+".realtime", t.Timeout)
+	default:
+		t.validateCapabilities(col, path)
+	}
+}
+
+// validateCapabilities records the settings that the API kinds of t's
+// backend cannot honour, as their capabilities in package probe/api say:
+// stream false where every response streams, a conversation where none
+// is supported.
+func (t *Target) validateCapabilities(col *collector, path string) {
+	apis := api.Of(t.Backend)
+	if len(apis) == 0 {
+		return
+	}
+	k, _ := api.Lookup(apis[0])
+	if k.AlwaysStreams && t.Stream != nil && !*t.Stream {
+		col.add(path+".stream", "backend %s always streams", t.Backend)
+	}
+	if !k.Conversations && t.Workload.Conversation != nil {
+		col.add(path+".workload.conversation", "not supported by backend %s", t.Backend)
 	}
 }
 
@@ -158,33 +171,6 @@ func (r *Realtime) outlasts(timeout, d time.Duration) bool {
 func outlastsMsg(d, timeout time.Duration) string {
 	return fmt.Sprintf("pacing realtime sends the audio over its own duration (%v), so every request would time out: "+
 		"timeout (%v) must exceed it; raise timeout, shorten the audio or use pacing fast", d, timeout)
-}
-
-// checkAudio reads the audio file, when there is one, and records why it
-// cannot be sent: unreadable, not PCM16 mono 16 kHz, too long, or, with
-// pacing realtime, not shorter than timeout.
-func (r *Realtime) checkAudio(col *collector, path string, timeout time.Duration) {
-	if r == nil || r.AudioFile == "" {
-		return
-	}
-	pcm, err := realtime.LoadWAV(r.AudioFile)
-	if err != nil {
-		col.add(path+".audio_file", "%v", err)
-		return
-	}
-	if d := realtime.AudioDuration(pcm); r.outlasts(timeout, d) {
-		col.add(path+".audio_file", "audio file %s: %s", r.AudioFile, outlastsMsg(d, timeout))
-	}
-}
-
-// Audio returns the audio a target with backend openai_websocket sends:
-// the WAV file's samples, or a generated tone of AudioDuration (PCM16 mono
-// at 16 kHz). Errors name the file.
-func (r *Realtime) Audio() ([]byte, error) {
-	if r.AudioFile != "" {
-		return realtime.LoadWAV(r.AudioFile)
-	}
-	return realtime.Tone(r.AudioDuration), nil
 }
 
 // resolveAudioFiles makes every relative audio file name relative to dir,

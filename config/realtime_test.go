@@ -34,9 +34,9 @@ func TestRealtimeDefaults(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	pcm, err := tg.Realtime.Audio()
-	if err != nil || len(pcm) != 2*16000*2 {
-		t.Errorf("Audio() = %d bytes, %v; want 64000 (2 s of tone)", len(pcm), err)
+	a, err := tg.Assets()
+	if err != nil || len(a.Audio) != 2*16000*2 {
+		t.Fatalf("Assets() = %v; want 64000 bytes of audio (2 s of tone)", err)
 	}
 }
 
@@ -70,8 +70,8 @@ func TestCheckAudioFile(t *testing.T) {
 	if err := c.Check(); err != nil {
 		t.Fatalf("Check(good.wav) = %v", err)
 	}
-	if pcm, err := c.Targets[0].Realtime.Audio(); err != nil || len(pcm) != 16000 {
-		t.Errorf("Audio() = %d bytes, %v; want 16000", len(pcm), err)
+	if a, err := c.Targets[0].Assets(); err != nil || len(a.Audio) != 16000 {
+		t.Fatalf("Assets() = %v; want 16000 bytes of audio", err)
 	}
 	c = load("stereo.wav")
 	want := filepath.Join(dir, "llmprober.yml") + ":7: targets[0].realtime.audio_file: audio file " + filepath.Join(dir, "stereo.wav") +

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
-	"github.com/llmprober/llmprober/probe/trace"
 )
 
 // Values of Schedule.Strategy besides StrategyConstant.
@@ -268,8 +267,8 @@ func (t *Trace) validate(col *collector, path, strategy string) {
 	if t.File == "" {
 		col.add(path+".file", "required by strategy %s", StrategyTrace)
 	}
-	if t.Format != "" && !slices.Contains(trace.Formats, t.Format) {
-		col.add(path+".format", "unknown format %s (supported: %s)", quote(t.Format), strings.Join(trace.Formats, ", "))
+	if t.Format != "" && !slices.Contains(traceFormats, t.Format) {
+		col.add(path+".format", "unknown format %s (supported: %s)", quote(t.Format), strings.Join(traceFormats, ", "))
 	}
 	switch {
 	case math.IsNaN(t.TimeScale) || math.IsInf(t.TimeScale, 0):
@@ -378,37 +377,15 @@ func (w *Workload) validateContext(col *collector, path string) {
 	}
 }
 
-// checkTrace reads the target's trace file, when it replays one, and records
-// its first problem; the message names the trace file, line and field.
-func (s *Schedule) checkTrace(col *collector, path string) {
-	if s.Strategy != StrategyTrace || s.Trace.File == "" {
-		return
-	}
-	if s.Trace.Format != "" && !slices.Contains(trace.Formats, s.Trace.Format) {
-		return
-	}
-	tr, err := trace.Read(s.Trace.File, s.Trace.Format)
-	switch {
-	case err != nil:
-		col.add(path+".trace.file", "%v", err)
-	case s.Trace.Loop && tr.Period() <= 0 && tr.Timed() > 0:
-		col.add(path+".trace.loop", "trace %s cannot loop: %s", s.Trace.File, trace.NoSpan)
-	default:
-		s.Trace.checkRate(col, path+".trace", tr)
-	}
-}
-
 // checkRate records a trace replayed faster than LimitRate on average: its
 // timestamped rows ÷ (one pass × TimeScale), where a pass is the trace's
 // Period. A trace that does not loop is sent once, so its pass counts as at
 // least 1 s: a short burst of up to LimitRate rows is accepted. path locates
 // the trace settings.
-func (t *Trace) checkRate(col *collector, path string, tr *trace.Trace) {
-	rows := tr.Timed()
+func (t *Trace) checkRate(col *collector, path string, rows int, pass time.Duration) {
 	if rows == 0 || !(t.TimeScale > 0) || math.IsInf(t.TimeScale, 0) {
 		return
 	}
-	pass := tr.Period()
 	span := pass.Seconds() * t.TimeScale
 	if !t.Loop {
 		span = max(span, 1)
@@ -441,9 +418,4 @@ func (c *Config) resolveTraceFiles(dir string) {
 			*f = filepath.Join(dir, *f)
 		}
 	}
-}
-
-// Load reads the trace file of a target with the trace strategy.
-func (t *Trace) Load() (*trace.Trace, error) {
-	return trace.Read(t.File, t.Format)
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/llmprober/llmprober/probe/api"
 )
 
 var (
@@ -92,8 +94,8 @@ func (t *Target) validate(col *collector, path string) {
 	if t.Model == "" {
 		col.add(path+".model", "required")
 	}
-	if t.API != APIChat && t.API != APICompletions && t.Backend != BackendWebSocket {
-		col.add(path+".api", "unknown api %s (supported: %s, %s)", quote(t.API), APIChat, APICompletions)
+	if apis := api.Of(BackendHTTP); t.Backend != BackendWebSocket && !slices.Contains(apis, t.API) {
+		col.add(path+".api", "unknown api %s (supported: %s)", quote(t.API), strings.Join(apis, ", "))
 	}
 	t.validateBackend(col, path)
 	switch {

@@ -1,6 +1,6 @@
 package exporter
 
-import "go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+import "github.com/llmprober/llmprober/probe/api"
 
 // apiKind is what the exporter knows of one API kind (Target.API): its
 // gen_ai.operation.name and what its backend measures.
@@ -15,19 +15,18 @@ type apiKind struct {
 	httpPhases bool
 }
 
-// apiKinds lists every API kind, the one list the exporter derives
-// validation, operation names and per-kind series from. The conventions
-// have no transcription operation; a realtime target sends audio and gets
-// text back, the multimodal generate_content.
-var apiKinds = map[string]apiKind{
-	"chat":        {operation: string(genaiconv.OperationNameChat), httpPhases: true},
-	"completions": {operation: string(genaiconv.OperationNameTextCompletion), httpPhases: true},
-	apiRealtime:   {operation: string(genaiconv.OperationNameGenerateContent), roundTrips: true},
-}
+// apiKinds maps every API kind of api.Kinds, the one list, to what the
+// exporter derives validation, operation names and per-kind series from.
+var apiKinds = newAPIKinds(api.Kinds())
 
-// apiRealtime is the API kind of realtime WebSocket targets (streaming
-// transcription).
-const apiRealtime = "realtime"
+// newAPIKinds returns the exporter's table of kinds.
+func newAPIKinds(kinds []api.Kind) map[string]apiKind {
+	out := make(map[string]apiKind, len(kinds))
+	for _, k := range kinds {
+		out[k.Name] = apiKind{operation: k.Operation, roundTrips: k.RoundTrips, httpPhases: k.HTTPPhases}
+	}
+	return out
+}
 
 // kind returns the API kind of t; the zero kind for an unknown API, which
 // validateTarget refuses.

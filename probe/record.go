@@ -12,7 +12,8 @@ type Record struct {
 	Target string
 	// Seq is the request's sequence number within its target, from 0.
 	Seq uint64
-	// API is the API kind used ("chat" or "completions").
+	// API is the API kind used, one of package api's (chat, completions,
+	// realtime).
 	API string
 	// Stream reports whether the response was requested as a stream.
 	Stream bool

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/benchrun"
 	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe/api"
 )
 
 // benchCmd is "llmprober bench": one constant-rate target against a URL for
@@ -45,7 +47,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (s benchrun.Settings, asJS
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.URL, "target-url", "", "OpenAI-compatible base URL with its version path (http://127.0.0.1:8000/v1); required")
 	fs.StringVar(&s.Model, "model", "", "model name sent in requests; required")
-	fs.StringVar(&s.API, "api", config.APIChat, "chat or completions")
+	fs.StringVar(&s.API, "api", config.APIChat, strings.Join(api.Of(api.HTTP), " or "))
 	fs.Float64Var(&s.Rate, "rate", 0, "constant request rate, requests per second; required")
 	fs.DurationVar(&s.Duration, "duration", 0, "how long requests are sent; required, at most 1h")
 	fs.DurationVar(&s.Timeout, "timeout", 30*time.Second, "bound of each request")

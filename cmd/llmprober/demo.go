@@ -68,7 +68,8 @@ func demoConfig(base string) *config.Config {
 	d := func(v time.Duration) *time.Duration { return &v }
 	streamed := []config.Objective{{Name: "default", TTFT: d(300 * time.Millisecond), ITL: d(40 * time.Millisecond)}}
 	whole := []config.Objective{{Name: "default", Latency: d(2500 * time.Millisecond)}}
-	chat, completions, unary := target("sim-chat", "chat", &yes), target("sim-completions", "completions", &yes), target("sim-chat-unary", "chat", &no)
+	chat, completions, unary := target("sim-chat", config.APIChat, &yes), target("sim-completions", config.APICompletions, &yes),
+		target("sim-chat-unary", config.APIChat, &no)
 	chat.Objectives, completions.Objectives, unary.Objectives = streamed, streamed, whole
 	rt := target("sim-realtime", "", &yes)
 	rt.Backend, rt.Workload = config.BackendWebSocket, config.Workload{}

@@ -41,14 +41,15 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/sse"
 )
 
-// API kinds.
+// API kinds of this backend, from the one list (package probe/api).
 const (
-	apiChat        = "chat"
-	apiCompletions = "completions"
+	apiChat        = api.Chat
+	apiCompletions = api.Completions
 )
 
 // Defaults for the size limits of a Config.

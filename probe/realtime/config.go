@@ -45,11 +45,13 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/probe/clock"
 )
 
-// API is the API kind of the records of this backend.
-const API = "realtime"
+// API is the API kind of the records of this backend, from the one list
+// (package probe/api).
+const API = api.Realtime
 
 // Pacing says when the audio chunks are sent.
 type Pacing string

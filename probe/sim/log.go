@@ -4,14 +4,16 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/api"
 )
 
 // The APIs a RequestLog can name.
 const (
 	// APIChat is POST /v1/chat/completions.
-	APIChat = "chat"
+	APIChat = api.Chat
 	// APICompletions is POST /v1/completions.
-	APICompletions = "completions"
+	APICompletions = api.Completions
 )
 
 // A realtime session (APIRealtime) is logged like a stream: ChunkSent holds

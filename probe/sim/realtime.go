@@ -11,12 +11,13 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/realtime"
 )
 
 // APIRealtime is the realtime WebSocket endpoint, GET /v1/realtime.
-const APIRealtime = "realtime"
+const APIRealtime = api.Realtime
 
 // RealtimePath is the path of the realtime endpoint.
 const RealtimePath = "/v1/realtime"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/llmprober/llmprober/config"
+	"github.com/llmprober/llmprober/probe/realtime"
 	"github.com/llmprober/llmprober/probe/sim"
 )
 
@@ -322,6 +324,9 @@ func TestMeasured(t *testing.T) {
 			t.Errorf("%s: measured = %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	if got := measured(rewrittenAudio(t)); !slices.Equal(got, []string{"realtime.audio_file"}) {
+		t.Errorf("rewritten audio file: measured = %v, want [realtime.audio_file]", got)
+	}
 	ttft := 500 * time.Millisecond
 	a, b := base, base
 	a.Objectives = []config.Objective{{Name: "o", TTFT: &ttft, Attainment: new(0.99), Period: config.Period(720 * time.Hour)}}
@@ -329,6 +334,28 @@ func TestMeasured(t *testing.T) {
 	if got := measured(&a, &b); len(got) != 0 {
 		t.Errorf("attainment and period: measured = %v, want nothing (the windows are retargeted)", got)
 	}
+}
+
+// rewrittenAudio returns a realtime target checked before its audio file
+// was rewritten with other audio of the same format, and the same target
+// checked after.
+func rewrittenAudio(t *testing.T) (*config.Target, *config.Target) {
+	dir := t.TempDir()
+	file, path := filepath.Join(dir, "a.wav"), filepath.Join(dir, "c.yml")
+	write(t, path, "targets:\n  - name: rt\n    base_url: http://127.0.0.1:1/v1\n    model: m\n    backend: openai_websocket\n"+
+		"    realtime: {audio_file: a.wav, pacing: fast}\n")
+	var out [2]*config.Target
+	for i, d := range []time.Duration{time.Second, 2 * time.Second} {
+		if err := os.WriteFile(file, realtime.EncodeWAV(realtime.Tone(d)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = &cfg.Targets[0]
+	}
+	return out[0], out[1]
 }
 
 // What a running process cannot change fails the reload, names the

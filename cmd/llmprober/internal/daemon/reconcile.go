@@ -135,8 +135,8 @@ func (d *Daemon) logChange(c change) {
 
 // measured returns the settings (YAML keys) that differ between a and b
 // and change what the windows measure: the server, model, API, backend,
-// stream, workload, realtime audio, and the names and thresholds of the
-// objective sets. Schedule, headers, tag, timeout, auth, TLS, readiness,
+// stream, workload, realtime settings and the audio they send (a rewritten
+// audio file counts), and the names and thresholds of the objective sets. Schedule, headers, tag, timeout, auth, TLS, readiness,
 // and the objective sets' attainment and period do not (the windows are
 // retargeted, see window.Store.Retarget).
 func measured(a, b *config.Target) []string {
@@ -147,13 +147,24 @@ func measured(a, b *config.Target) []string {
 	}{
 		{"base_url", a.BaseURL, b.BaseURL}, {"model", a.Model, b.Model}, {"api", a.API, b.API},
 		{"backend", a.Backend, b.Backend}, {"stream", a.Stream, b.Stream}, {"provider", a.Provider, b.Provider},
-		{"workload", a.Workload, b.Workload}, {"realtime", a.Realtime, b.Realtime}, {"objectives", measuredObjectives(a), measuredObjectives(b)},
+		{"workload", a.Workload, b.Workload}, {"realtime", a.Realtime, b.Realtime}, {"realtime.audio_file", audio(a), audio(b)},
+		{"objectives", measuredObjectives(a), measuredObjectives(b)},
 	} {
 		if !reflect.DeepEqual(f.a, f.b) {
 			out = append(out, f.key)
 		}
 	}
 	return slices.Clip(out)
+}
+
+// audio returns the audio t sends, as its configuration's check decoded
+// it; nil when it sends none or it cannot be decoded.
+func audio(t *config.Target) []byte {
+	a, err := t.Assets()
+	if err != nil {
+		return nil
+	}
+	return a.Audio
 }
 
 // sameKey reports whether t's API key is the one u sends.

@@ -16,7 +16,7 @@ func newSchedule(t *config.Target) (probe.Strategy, probe.Workload, error) {
 	s := &t.Schedule
 	seed := seedOr(t.Workload.Seed)
 	if s.Strategy == config.StrategyTrace {
-		return newReplay(&s.Trace, seed)
+		return newReplay(t, seed)
 	}
 	strategy, err := newStrategy(s, t.Name)
 	if err != nil {
@@ -94,12 +94,13 @@ func newWorkload(w *config.Workload, seed uint64) (probe.Workload, error) {
 	return probe.NewConversations(cfg)
 }
 
-// newReplay reads the trace and builds its strategy and workload.
-func newReplay(tc *config.Trace, seed uint64) (probe.Strategy, probe.Workload, error) {
-	tr, err := tc.Load()
+// newReplay builds the strategy and workload of t's decoded trace.
+func newReplay(t *config.Target, seed uint64) (probe.Strategy, probe.Workload, error) {
+	assets, err := t.Assets()
 	if err != nil {
 		return nil, nil, err
 	}
+	tr, tc := assets.Trace, &t.Schedule.Trace
 	strategy, err := probe.NewReplay(tr, tc.TimeScale, tc.Loop)
 	if err != nil {
 		return nil, nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/exporter"
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/api"
 	"github.com/llmprober/llmprober/probe/clock"
 	"github.com/llmprober/llmprober/probe/openai"
 	"github.com/llmprober/llmprober/probe/realtime"
@@ -82,11 +83,11 @@ func WireLimitedTarget(t *config.Target, clk clock.Clock, obs probe.Observer, lo
 // headers of every request, the secrets to redact and the clock.
 type backendConstructor func(t *config.Target, client *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error)
 
-// backends maps every backend a target may name (config.Backends) to its
-// constructor: the one place that knows them.
+// backends maps every backend of the one list (api.Backends, which
+// config.Backends is) to its constructor.
 var backends = map[string]backendConstructor{
-	config.BackendHTTP:      newHTTPBackend,
-	config.BackendWebSocket: newRealtimeBackend,
+	api.HTTP:      newHTTPBackend,
+	api.WebSocket: newRealtimeBackend,
 }
 
 // newBackend returns the backend t names.
@@ -111,9 +112,9 @@ func newHTTPBackend(t *config.Target, client *http.Client, header http.Header, s
 // newRealtimeBackend is the realtime WebSocket backend (streaming
 // transcription of the target's audio).
 func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, secrets []string, clk clock.Clock) (probe.Backend, error) {
-	audio, err := t.Realtime.Audio()
+	assets, err := t.Assets()
 	if err != nil {
-		return nil, fmt.Errorf("realtime.audio_file: %w", err)
+		return nil, err
 	}
 	tlsConfig, err := t.TLSConfig()
 	if err != nil {
@@ -121,7 +122,7 @@ func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, se
 	}
 	return realtime.New(realtime.Config{
 		Target: t.Name, BaseURL: t.BaseURL, Path: t.Realtime.Path, Model: t.Model, Timeout: t.Timeout,
-		Header: header, Secrets: secrets, TLS: tlsConfig, Audio: audio,
+		Header: header, Secrets: secrets, TLS: tlsConfig, Audio: assets.Audio,
 		ChunkDuration: t.Realtime.ChunkDuration, Pacing: realtime.Pacing(t.Realtime.Pacing), Clock: clk,
 	})
 }
