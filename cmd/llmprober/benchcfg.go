@@ -347,7 +347,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	t := p.target
 	store, err := window.NewStore(t.Name, window.Settings{
 		Windows: []time.Duration{p.window}, Confidence: p.confidence, Warmup: p.warmup, CacheTTL: -1, Clock: clk,
-		SampleCap: window.Buckets * benchrun.MaxRequests, Objectives: p.objectives,
+		SampleCap: window.MaxSampleCap, Objectives: p.objectives,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
