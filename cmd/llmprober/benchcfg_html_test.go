@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmprober/llmprober/probe/sim"
+)
+
+// uPlotBanner is the one URL the HTML report may hold: uPlot's own
+// comment, which the browser never fetches.
+const uPlotBanner = "/*! https://github.com/leeoniya/uPlot (v1.6.32) */"
+
+// externalRef matches anything a browser could fetch from another origin.
+var externalRef = regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}|@import|url\(\s*['"]?(https?:)?//|\ssrc=|\shref=`)
+
+// htmlObjectives are two objective sets with a threshold on each charted
+// quantity, so that every chart has its markers.
+const htmlObjectives = `{name: default, ttft: 12ms, itl: 3ms, latency: 40ms, attainment: 0.9, period: 7d}
+      - {name: strict, ttft: 9ms, attainment: 0.99, period: 7d}`
+
+// benchHTML runs bench --config against a jittery sim (output lengths
+// from 2 to 16 tokens, so that the ITL weights differ) with args, and
+// returns the JSON report and the HTML report it wrote.
+func benchHTML(t *testing.T, args ...string) (report htmlTestDoc, page string) {
+	t.Helper()
+	s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: 8 * time.Millisecond, Jitter: 6 * time.Millisecond},
+		ITL: sim.Latency{Mean: 2 * time.Millisecond, Jitter: 2 * time.Millisecond}, OutputTokens: 8, Seed: 5,
+		Faults: map[sim.Fault]float64{sim.FaultHTTP500: 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	cfg := writeFile(t, "c.yml", fmt.Sprintf(`targets:
+  - name: simt
+    base_url: %s/v1
+    model: sim-model
+    stream: true
+    readiness: {path: /health, interval: 50ms}
+    workload: {prompt_tokens: 16, output_tokens: {mean: 8, stdev: 5, min: 2, max: 16}}
+    schedule: {rate: 100, max_concurrency: 8}
+    objectives:
+      - %s
+`, s.URL(), htmlObjectives))
+	dir := t.TempDir()
+	out, html := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	args = append([]string{"--config", cfg, "--output", out, "--html", html}, args...)
+	if code, stdout, stderr := runBenchConfig(context.Background(), t, args...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report, string(p)
+}
+
+// htmlTestDoc is what the test reads of the JSON report.
+type htmlTestDoc struct {
+	Benchmarks []struct {
+		Label  string `json:"label"`
+		Config struct {
+			Objectives []struct {
+				Name       string             `json:"name"`
+				Thresholds map[string]float64 `json:"thresholds_seconds"`
+				Attainment float64            `json:"target_attainment"`
+			} `json:"objectives"`
+		} `json:"config"`
+		Window struct {
+			RequestsPerSecond map[string]float64 `json:"requests_per_second"`
+			Summaries         map[string]map[string]struct {
+				Count       float64 `json:"count"`
+				Percentiles map[string]struct {
+					Value *float64 `json:"value"`
+				} `json:"percentiles"`
+			} `json:"summaries"`
+			Records struct {
+				Requests []struct {
+					Outcome  string             `json:"outcome"`
+					Values   map[string]float64 `json:"values"`
+					Included []string           `json:"included"`
+				} `json:"requests"`
+			} `json:"records"`
+		} `json:"window"`
+		SLO []struct {
+			Attainment *float64 `json:"attainment"`
+			Goodput    *float64 `json:"goodput_requests_per_second"`
+		} `json:"slo"`
+	} `json:"benchmarks"`
+}
+
+// testChart is one chart of the HTML report's embedded data.
+type testChart struct {
+	ID      string       `json:"id"`
+	Title   string       `json:"title"`
+	Series  []string     `json:"series"`
+	Data    [][]*float64 `json:"data"`
+	Markers []struct {
+		Axis  string  `json:"axis"`
+		Value float64 `json:"value"`
+	} `json:"markers"`
+}
+
+// embeddedCharts decodes the chart data of page, by chart id.
+func embeddedCharts(t *testing.T, page string) map[string]testChart {
+	t.Helper()
+	const open = `<script type="application/json" id="bench-charts">`
+	_, rest, ok := strings.Cut(page, open)
+	text, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 {
+		t.Fatalf("no chart data in the page")
+	}
+	var charts []testChart
+	if err := json.Unmarshal([]byte(text), &charts); err != nil {
+		t.Fatalf("chart data: %v\n%.300s", err, text)
+	}
+	byID := map[string]testChart{}
+	for _, c := range charts {
+		byID[c.ID] = c
+	}
+	return byID
+}
+
+// near reports whether a and b agree to 1e-9 relative.
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestBenchHTMLSingle: the distributions of one benchmark are the JSON
+// report's records: x the distinct values of the successful requests that
+// count in the summary, in ms ascending; y reaches 100 %; at p50, p90 and
+// p99 of the JSON summary the curve first reaches that share (the
+// nearest-rank percentile; token-weighted for ITL); the thresholds drawn
+// are the objective sets'. Every chart has a div and a title, a single
+// benchmark has no load curves, and nothing in the file is fetched from
+// elsewhere.
+func TestBenchHTMLSingle(t *testing.T) {
+	rep, page := benchHTML(t, "--max-requests", "60", "--max-duration", "20s")
+	charts := embeddedCharts(t, page)
+	checkDistributions(t, rep, charts)
+	if len(charts) != len(htmlLatencies) {
+		t.Errorf("%d charts, want %d (no load curves for one benchmark)", len(charts), len(htmlLatencies))
+	}
+	checkNamed(t, page, charts)
+	checkOffline(t, page)
+}
+
+// TestBenchHTMLSweep: a sweep's curves against request rate are the JSON
+// report's figures: x each benchmark's requests/s ascending, the p50 and
+// p99 of TTFT, ITL and request latency of that benchmark (ms), goodput and
+// attainment per objective set, the thresholds and target attainments as
+// markers; and each benchmark's distributions as in TestBenchHTMLSingle.
+func TestBenchHTMLSweep(t *testing.T) {
+	rep, page := benchHTML(t, "--profile", "sweep", "--sweep-rates", "2", "--max-duration", "800ms")
+	charts := embeddedCharts(t, page)
+	if len(rep.Benchmarks) != 4 {
+		t.Fatalf("%d benchmarks, want 4", len(rep.Benchmarks))
+	}
+	checkDistributions(t, rep, charts)
+	order := make([]int, len(rep.Benchmarks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return rep.Benchmarks[order[a]].Window.RequestsPerSecond["all"] < rep.Benchmarks[order[b]].Window.RequestsPerSecond["all"]
+	})
+	objectives := rep.Benchmarks[0].Config.Objectives
+	for _, m := range []struct{ id, key, quantity string }{{"load-time_to_first_token", "time_to_first_token", "ttft"},
+		{"load-inter_token_latency", "inter_token_latency", "itl"}, {"load-request_latency", "request_latency", "latency"}} {
+		c := charts[m.id]
+		want := [][]*float64{{}, {}, {}}
+		for _, i := range order {
+			w := rep.Benchmarks[i].Window
+			s := w.Summaries[m.key]["successful"]
+			want[0] = append(want[0], ptr(w.RequestsPerSecond["all"]))
+			want[1] = append(want[1], ptr(1000**s.Percentiles["p50"].Value))
+			want[2] = append(want[2], ptr(1000**s.Percentiles["p99"].Value))
+		}
+		checkColumns(t, m.id, c.Data, want)
+		var marks []float64
+		for _, o := range objectives {
+			if v, ok := o.Thresholds[m.quantity]; ok {
+				marks = append(marks, 1000*v)
+			}
+		}
+		checkMarkers(t, c, "y", marks)
+	}
+	gp, at := [][]*float64{{}, {}, {}, {}}, [][]*float64{{}, {}, {}}
+	for _, i := range order {
+		b := rep.Benchmarks[i]
+		gp[0], at[0] = append(gp[0], ptr(b.Window.RequestsPerSecond["all"])), append(at[0], ptr(b.Window.RequestsPerSecond["all"]))
+		gp[1] = append(gp[1], ptr(b.Window.RequestsPerSecond["successful"]))
+		for j, s := range b.SLO {
+			gp[2+j] = append(gp[2+j], s.Goodput)
+			at[1+j] = append(at[1+j], ptr(100**s.Attainment))
+		}
+	}
+	checkColumns(t, "load-goodput", charts["load-goodput"].Data, gp)
+	checkColumns(t, "load-attainment", charts["load-attainment"].Data, at)
+	checkMarkers(t, charts["load-attainment"], "y", []float64{90, 99})
+	if n := len(htmlLatencies)*(1+len(rep.Benchmarks)) + 2; len(charts) != n {
+		t.Errorf("%d charts, want %d", len(charts), n)
+	}
+	checkNamed(t, page, charts)
+	checkOffline(t, page)
+}
+
+// checkDistributions checks every benchmark's distribution charts against
+// its records and summaries.
+func checkDistributions(t *testing.T, rep htmlTestDoc, charts map[string]testChart) {
+	t.Helper()
+	for i, b := range rep.Benchmarks {
+		for _, m := range htmlLatencies {
+			id := fmt.Sprintf("b%d-%s", i, m.key)
+			c, ok := charts[id]
+			if !ok || len(c.Data) != 2 || len(c.Data[0]) == 0 || len(c.Data[0]) != len(c.Data[1]) {
+				t.Errorf("%s: chart %+v; want x and y of the same length", id, c)
+				continue
+			}
+			var xs []float64
+			for _, r := range b.Window.Records.Requests {
+				if r.Outcome == "successful" && slices.Contains(r.Included, m.key) && !slices.Contains(xs, 1000*r.Values[m.key]) {
+					xs = append(xs, 1000*r.Values[m.key])
+				}
+			}
+			slices.Sort(xs)
+			checkColumns(t, id, c.Data[:1], [][]*float64{ptrs(xs)})
+			if last := c.Data[1][len(c.Data[1])-1]; last == nil || !near(*last, 100) {
+				t.Errorf("%s: the curve ends at %v %%, want 100", id, last)
+			}
+			for _, p := range []struct {
+				key   string
+				share float64
+			}{{"p50", 50}, {"p90", 90}, {"p99", 99}} {
+				want := *b.Window.Summaries[m.key]["successful"].Percentiles[p.key].Value * 1000
+				k := slices.IndexFunc(c.Data[1], func(y *float64) bool { return *y >= p.share*(1-1e-12) })
+				if k < 0 || !near(*c.Data[0][k], want) {
+					t.Errorf("%s: the curve first reaches %v %% at index %d, want at %s = %v ms", id, p.share, k, p.key, want)
+				}
+			}
+			var marks []float64
+			for _, o := range b.Config.Objectives {
+				if v, ok := o.Thresholds[m.quantity]; ok {
+					marks = append(marks, 1000*v)
+				}
+			}
+			checkMarkers(t, c, "x", marks)
+		}
+	}
+}
+
+// checkColumns compares chart columns with want, value by value.
+func checkColumns(t *testing.T, id string, got, want [][]*float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d columns, want %d", id, len(got), len(want))
+		return
+	}
+	for j := range want {
+		same := len(got[j]) == len(want[j])
+		for k := 0; same && k < len(want[j]); k++ {
+			g, w := got[j][k], want[j][k]
+			same = (g == nil) == (w == nil) && (g == nil || near(*g, *w))
+		}
+		if !same {
+			t.Errorf("%s: column %d is %v, want %v", id, j, deref(got[j]), deref(want[j]))
+		}
+	}
+}
+
+// checkMarkers checks that c's markers are on axis at want, in order.
+func checkMarkers(t *testing.T, c testChart, axis string, want []float64) {
+	t.Helper()
+	var got []float64
+	for _, m := range c.Markers {
+		if m.Axis != axis {
+			t.Errorf("%s: a marker on axis %s, want %s", c.ID, m.Axis, axis)
+		}
+		got = append(got, m.Value)
+	}
+	if !slices.EqualFunc(got, want, near) {
+		t.Errorf("%s: markers at %v, want %v", c.ID, got, want)
+	}
+}
+
+// checkNamed checks that every chart has its element and a title.
+func checkNamed(t *testing.T, page string, charts map[string]testChart) {
+	t.Helper()
+	for id, c := range charts {
+		if c.Title == "" || len(c.Series) == 0 || !strings.Contains(page, fmt.Sprintf(`<div class="bench-chart" id="%s"`, id)) {
+			t.Errorf("chart %s: title %q, series %v, or no element", id, c.Title, c.Series)
+		}
+	}
+}
+
+// checkOffline checks that the page fetches nothing: uPlot and the styles
+// are inline, and no URL but uPlot's banner appears.
+func checkOffline(t *testing.T, page string) {
+	t.Helper()
+	if !strings.Contains(page, uPlotBanner) || !strings.Contains(page, ".uplot") {
+		t.Errorf("uPlot's script or style sheet is not inline")
+	}
+	if m := externalRef.FindAllString(strings.Replace(page, uPlotBanner, "", 1), -1); m != nil {
+		t.Errorf("the page refers outside itself: %q", m)
+	}
+}
+
+func ptrs(xs []float64) []*float64 {
+	out := make([]*float64, len(xs))
+	for i := range xs {
+		out[i] = &xs[i]
+	}
+	return out
+}
+
+func deref(xs []*float64) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		if x != nil {
+			out[i] = *x
+		}
+	}
+	return out
+}
