@@ -14,6 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
 	"github.com/llmprober/llmprober/probe/sim"
 )
 
@@ -336,4 +342,100 @@ func deref(xs []*float64) []any {
 		}
 	}
 	return out
+}
+
+// TestIntegrationBenchHTML opens a sweep's HTML report in Debian's
+// chromium headless, from the file and with every request outside it sent
+// to a closed port, at 1280×900 and 390×844 in the light and dark colour
+// schemes: no console error, exception or request outside the file; every
+// chart of the embedded data is a uPlot chart that holds that chart's data
+// and has drawn its canvas; the document is no wider than the viewport.
+// Screenshots go to the test's artifact directory (go test -artifacts).
+func TestIntegrationBenchHTML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	bin := chromiumBinary(t)
+	_, page := benchHTML(t, "--profile", "sweep", "--sweep-rates", "1", "--max-duration", "600ms")
+	charts := embeddedCharts(t, page)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t, bin)
+	log := &browserLog{origin: "file://" + dir}
+	if err := chromedp.Listen(ctx, log.listen); err != nil {
+		t.Fatalf("could not start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("could not start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	shots := t.ArtifactDir()
+	for _, scheme := range []string{"light", "dark"} {
+		for _, vp := range viewports {
+			setView(ctx, t, vp.width, vp.height, scheme)
+			if err := chromedp.Do(ctx, chromedp.Navigate("file://"+file), pollTrue(`Array.isArray(window.benchPlots)`)); err != nil {
+				t.Fatal(err)
+			}
+			checkPlots(ctx, t, charts)
+			checkWidth(ctx, t, "bench report", vp.width)
+			shoot(ctx, t, filepath.Join(shots, "bench-"+scheme+"-"+vp.name+".png"))
+		}
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, p := range log.problems {
+		t.Error(p)
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// browser starts chromium headless for the test's lifetime (at most a
+// minute); every request not to the loopback goes to a closed local port.
+func browser(t *testing.T, bin string) context.Context {
+	t.Helper()
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("no-pings", true),
+		chromedp.ProxyServer("127.0.0.1:9"))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelBrowser := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	t.Cleanup(func() { cancel(); cancelBrowser(); cancelAlloc() })
+	return ctx
+}
+
+// checkPlots checks that each chart is drawn: its uPlot instance holds the
+// embedded data, and its canvas has pixels that are not blank.
+func checkPlots(ctx context.Context, t *testing.T, charts map[string]testChart) {
+	t.Helper()
+	type plot struct {
+		ID     string       `json:"id"`
+		Data   [][]*float64 `json:"data"`
+		Inked  bool         `json:"inked"`
+		Series int          `json:"series"`
+	}
+	plots := eval[[]plot](ctx, t, `window.benchPlots.map(u => {
+		const c = u.ctx.canvas, px = u.ctx.getImageData(0, 0, c.width, c.height).data;
+		let inked = false;
+		for (let i = 3; i < px.length && !inked; i += 4) inked = px[i] !== 0;
+		return {id: u.root.parentElement.id, data: u.data, inked, series: u.series.length};
+	})`)
+	if len(plots) != len(charts) {
+		t.Errorf("%d charts drawn, want %d", len(plots), len(charts))
+	}
+	for _, p := range plots {
+		c, ok := charts[p.ID]
+		if !ok || !p.Inked || p.Series != len(c.Series)+1 || len(p.Data) == 0 || len(p.Data[0]) == 0 {
+			t.Errorf("chart %s: drawn %v with %d series and %d points; want the embedded chart, drawn", p.ID, p.Inked, p.Series, len(p.Data))
+			continue
+		}
+		checkColumns(t, p.ID, p.Data, c.Data)
+	}
 }
