@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/llmprober/llmprober/exporter/web"
 )
@@ -41,9 +42,9 @@ var (
 
 // htmlReport is what the HTML report reads of the JSON report.
 type htmlReport struct {
-	Profile    string           `json:"profile"`
-	Benchmarks []htmlBenchmark  `json:"benchmarks"`
-	Goodput    *json.RawMessage `json:"goodput"`
+	Profile    string          `json:"profile"`
+	Benchmarks []htmlBenchmark `json:"benchmarks"`
+	Goodput    *goodputDoc     `json:"goodput"`
 }
 
 // htmlBenchmark is one benchmark of the JSON report.
@@ -129,7 +130,9 @@ type htmlSection struct {
 
 // htmlPage is the template's data.
 type htmlPage struct {
-	Title    string
+	Title string
+	// Search is the goodput search's outcome; empty for other profiles.
+	Search   string
 	Rows     []htmlRow
 	Sections []htmlSection
 	Charts   []htmlChart
@@ -144,10 +147,14 @@ func writeBenchHTML(w io.Writer, doc []byte) error {
 	if err := json.Unmarshal(doc, &rep); err != nil {
 		return fmt.Errorf("could not read report: %w", err)
 	}
+	c := rep.Benchmarks[0].Config
 	page := htmlPage{
-		Title:  fmt.Sprintf("llmprober bench: %s (%s)", rep.Benchmarks[0].Config.Target, rep.Profile),
+		Title:  fmt.Sprintf("llmprober bench: target %s, model %s (%s), %s", c.Target, c.Model, c.API, rep.Profile),
 		Style:  template.CSS(web.Inline("uplot/uPlot.min.css") + web.Inline("style.css") + htmlStyle),
 		Script: template.JS(web.Inline("uplot/uPlot.iife.min.js") + "\n" + htmlScript),
+	}
+	if rep.Goodput != nil {
+		page.Search = searchText(rep.Goodput, rep.Benchmarks)
 	}
 	for i, b := range rep.Benchmarks {
 		page.Rows = append(page.Rows, rowOf(b))
@@ -160,6 +167,21 @@ func writeBenchHTML(w io.Writer, doc []byte) error {
 		page.Charts = append(page.Charts, s.Charts...)
 	}
 	return htmlTemplate.Execute(w, page)
+}
+
+// searchText is the goodput search's outcome: the load found, its
+// benchmark and its attainment and goodput, or that no load was met.
+func searchText(g *goodputDoc, bs []htmlBenchmark) string {
+	text := fmt.Sprintf("goodput search (objective set %s, by %s, %d steps): ", g.Objective, g.Load, len(g.Steps))
+	if g.Found == nil {
+		return text + "no load met the objective set"
+	}
+	f := g.Found
+	text += fmt.Sprintf("highest load met %s (%s)", strconv.FormatFloat(f.Load, 'f', -1, 64), bs[f.Benchmark].Label)
+	if f.SLO.Attainment != nil {
+		text += ", attainment " + strconv.FormatFloat(100**f.SLO.Attainment, 'f', 2, 64) + "%"
+	}
+	return text + ", goodput " + floatText(f.SLO.Goodput, 3) + " requests/s"
 }
 
 // distributionSection is benchmark i's distributions of TTFT, ITL and

@@ -37,7 +37,8 @@ const htmlObjectives = `{name: default, ttft: 12ms, itl: 3ms, latency: 40ms, att
 
 // benchHTML runs bench --config against a jittery sim (output lengths
 // from 2 to 16 tokens, so that the ITL weights differ) with args, and
-// returns the JSON report and the HTML report it wrote.
+// returns the JSON report and the HTML report it wrote, which must not
+// show the target's URL (the JSON report has it).
 func benchHTML(t *testing.T, args ...string) (report htmlTestDoc, page string) {
 	t.Helper()
 	s, err := sim.Start(sim.Config{TTFT: sim.Latency{Mean: 8 * time.Millisecond, Jitter: 6 * time.Millisecond},
@@ -74,6 +75,9 @@ func benchHTML(t *testing.T, args ...string) (report htmlTestDoc, page string) {
 	p, err := os.ReadFile(html)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(string(p), s.URL()) {
+		t.Errorf("the page shows the target's URL %s", s.URL())
 	}
 	return report, string(p)
 }
@@ -437,5 +441,67 @@ func checkPlots(ctx context.Context, t *testing.T, charts map[string]testChart) 
 			continue
 		}
 		checkColumns(t, p.ID, p.Data, c.Data)
+	}
+}
+
+// TestBenchHTMLHandComputed draws a hand-written report of a goodput
+// search: benchmark 0's ITL distribution weighs its three successful
+// records by their output tokens − 1 (2, 1 and 1 intervals: 2 ms at 50 %,
+// 3 ms at 100 %, the 3 ms ones merged), leaves out the errored record and
+// the one not included, and the page states the load found; benchmark 1
+// ended in its warmup and says so.
+func TestBenchHTMLHandComputed(t *testing.T) {
+	rec := func(outcome string, itl float64, tokens int, included bool) string {
+		inc := `[]`
+		if included {
+			inc = `["inter_token_latency"]`
+		}
+		return fmt.Sprintf(`{"outcome": %q, "weight": 1, "output_tokens": %d, "values": {"inter_token_latency": %v}, "included": %s}`,
+			outcome, tokens, itl, inc)
+	}
+	records := strings.Join([]string{rec("successful", 0.003, 2, true), rec("successful", 0.002, 3, true),
+		rec("successful", 0.003, 2, true), rec("errored", 0.001, 3, true), rec("successful", 0.0005, 3, false)}, ",")
+	objectives := `[{"name": "default", "thresholds_seconds": {"itl": 0.0025}, "target_attainment": 0.9}]`
+	doc := fmt.Sprintf(`{"profile": "goodput", "benchmarks": [
+	  {"label": "constant 4/s", "config": {"target": "t", "objectives": %s}, "stop_reason": "max_requests",
+	   "window": {"measuring": true, "requests": {"successful": 4, "errored": 1, "incomplete": 0},
+	              "requests_per_second": {"all": 5, "successful": 4}, "records": {"requests": [%s]}},
+	   "slo": [{"objective": "default", "attainment": 0.95, "goodput_requests_per_second": 3.8, "verdict": "met"}]},
+	  {"label": "constant 8/s", "config": {"target": "t", "objectives": %s}, "stop_reason": "max_duration",
+	   "window": {"measuring": false, "requests_per_second": {"all": null}}, "slo": []}],
+	 "goodput": {"objective": "default", "load": "rate", "steps": [{"load": 4, "benchmark": 0}, {"load": 8, "benchmark": 1}],
+	             "found": {"load": 4, "benchmark": 0, "slo": {"objective": "default", "attainment": 0.95, "goodput_requests_per_second": 3.8}}}}`,
+		objectives, records, objectives)
+	var page strings.Builder
+	if err := writeBenchHTML(&page, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	charts := embeddedCharts(t, page.String())
+	itl := charts["b0-inter_token_latency"]
+	checkColumns(t, itl.ID, itl.Data, [][]*float64{{ptr(2), ptr(3)}, {ptr(50), ptr(100)}})
+	checkMarkers(t, itl, "x", []float64{2.5})
+	checkColumns(t, "load-goodput", charts["load-goodput"].Data, [][]*float64{{ptr(5)}, {ptr(4)}, {ptr(3.8)}})
+	for _, want := range []string{"highest load met 4 (constant 4/s), attainment 95.00%, goodput 3.800 requests/s",
+		"the run ended before its warmup did: nothing measured", "<td>4 / 1 / 0</td>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	if _, ok := charts["b1-inter_token_latency"]; ok {
+		t.Errorf("benchmark 1 measured nothing but has a chart")
+	}
+	checkOffline(t, page.String())
+}
+
+// TestBenchHTMLUnwritable: an --html file that cannot be created is bad
+// input, refused before any request (exit 2, naming the flag).
+func TestBenchHTMLUnwritable(t *testing.T) {
+	cfg := writeFile(t, "c.yml", `targets:
+  - {name: t, base_url: "http://127.0.0.1:9/v1", model: m}
+`)
+	code, _, stderr := runBenchConfig(context.Background(), t, "--config", cfg, "--max-requests", "1",
+		"--html", filepath.Join(t.TempDir(), "no", "r.html"))
+	if code != 2 || !strings.Contains(stderr, "--html: open") {
+		t.Errorf("exit %d, %q; want 2 and --html: open", code, stderr)
 	}
 }
