@@ -52,11 +52,11 @@ Usage:
   llmprober bench --config FILE [--target NAME] [--profile single|sweep|goodput] (--max-duration D | --max-requests N)
                   [--max-errors N] [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
                   [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
-                  [--objective NAME]
+                  [--objective NAME] [--html FILE]
       Benchmark one configured target (sweep: synchronous, throughput, constant rates
       between; goodput: the highest load whose attainment interval clears the target):
       latency table with intervals, tokens, throughput, SLO attainment and verdict per
-      objective set; JSON and CSV reports; --gate exits 0 when every set is met, 1 when
+      objective set; JSON, CSV and HTML (charts, one offline file) reports; --gate exits 0 when every set is met, 1 when
       one is breached, 3 otherwise.
   llmprober compare [--fail-on-regression] BASE.json NEW.json
       Compare two bench reports figure by figure; a difference counts only

@@ -25,14 +25,14 @@ import (
 // benchConfigFlags are the settings of "llmprober bench --config FILE": a
 // finite benchmark of one configured target.
 type benchConfigFlags struct {
-	config, target, output, csv, warmup, confidence string
-	maxDuration                                     time.Duration
-	maxRequests, maxErrors                          int
-	maxErrorRate                                    float64
-	gate                                            bool
-	gateInconclusive                                string
-	profile, objective                              string
-	sweepRates, goodputSteps                        int
+	config, target, output, csv, html, warmup, confidence string
+	maxDuration                                           time.Duration
+	maxRequests, maxErrors                                int
+	maxErrorRate                                          float64
+	gate                                                  bool
+	gateInconclusive                                      string
+	profile, objective                                    string
+	sweepRates, goodputSteps                              int
 }
 
 // usesConfig reports whether a bench command line names a configuration
@@ -71,6 +71,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.objective, "objective", "", "objective set a goodput search judges; default the target's first")
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
 	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
+	fs.StringVar(&f.html, "html", "", "write the HTML report (latency distributions and, for a sweep or goodput search, the curves against request rate) to this file")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
 	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
 	if err := parseFlags(fs, args); err != nil {
@@ -182,8 +183,8 @@ type benchPlan struct {
 	warmup     time.Duration
 	// window is the length of the store's one window, the run's bound.
 	window time.Duration
-	// output and csv are the report files, nil when not asked for.
-	output, csv *os.File
+	// output, csv and html are the report files, nil when not asked for.
+	output, csv, html *os.File
 }
 
 // newBenchPlan loads the configuration and checks everything a run needs,
@@ -228,23 +229,41 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 			return nil, fmt.Errorf("--csv: %w", err)
 		}
 	}
+	if f.html != "" {
+		if p.html, err = os.Create(f.html); err != nil {
+			p.closeFiles()
+			return nil, fmt.Errorf("--html: %w", err)
+		}
+	}
 	return p, nil
 }
 
 // closeFiles closes the report files.
 func (p *benchPlan) closeFiles() {
-	for _, f := range []*os.File{p.output, p.csv} {
+	for _, f := range []*os.File{p.output, p.csv, p.html} {
 		if f != nil {
 			_ = f.Close()
 		}
 	}
 }
 
-// writeFiles writes and closes the JSON and CSV reports asked for.
+// writeFiles writes and closes the JSON, CSV and HTML reports asked for;
+// the HTML one is drawn from the JSON document.
 func (p *benchPlan) writeFiles(results []*benchResult, search *goodputSearch) error {
+	doc, err := benchJSON(results, search)
+	if err != nil {
+		p.closeFiles()
+		return err
+	}
 	if p.output != nil {
-		if err := errors.Join(writeBenchJSON(p.output, results, search), p.output.Close()); err != nil {
+		_, err := p.output.Write(doc)
+		if err := errors.Join(err, p.output.Close()); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.output, err)
+		}
+	}
+	if p.html != nil {
+		if err := errors.Join(writeBenchHTML(p.html, doc), p.html.Close()); err != nil {
+			return fmt.Errorf("could not write %s: %w", p.flags.html, err)
 		}
 	}
 	if p.csv != nil {
@@ -349,7 +368,8 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 		Windows: []time.Duration{p.window}, Confidence: p.confidence, Warmup: p.warmup, CacheTTL: -1, Clock: clk,
 		// The largest cap the windows take: every record is kept exactly
 		// unless more than MaxSampleCap ÷ Buckets end within one 720th of
-		// the run; the report then says sampled, and its estimates are flagged.
+		// the run's bound; the report then says sampled, and its estimates
+		// are flagged.
 		SampleCap: window.MaxSampleCap, Objectives: p.objectives,
 	})
 	if err != nil {

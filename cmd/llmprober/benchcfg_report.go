@@ -99,14 +99,14 @@ type benchInterval struct {
 	Upper float64 `json:"upper"`
 }
 
-// writeBenchJSON writes the report of results (and of the goodput search,
-// when not nil) as one indented JSON document.
-func writeBenchJSON(w io.Writer, results []*benchResult, search *goodputSearch) error {
+// benchJSON is the report of results (and of the goodput search, when not
+// nil) as one indented JSON document ending in a newline.
+func benchJSON(results []*benchResult, search *goodputSearch) ([]byte, error) {
 	doc := benchDoc{Schema: benchSchema, Profile: results[0].profile}
 	for _, r := range results {
 		item, err := r.docItem()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		doc.Benchmarks = append(doc.Benchmarks, item)
 	}
@@ -115,10 +115,9 @@ func writeBenchJSON(w io.Writer, results []*benchResult, search *goodputSearch) 
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("could not encode report: %w", err)
+		return nil, fmt.Errorf("could not encode report: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return append(b, '\n'), nil
 }
 
 // docItem is the benchmark's member of the report.

@@ -58,3 +58,16 @@ func RenderOverview(w io.Writer, o *Overview) error {
 func RenderTarget(w io.Writer, p *TargetPage) error {
 	return pages.ExecuteTemplate(w, "target.html", p)
 }
+
+// Inline is the text of the embedded asset at path, relative to
+// StaticPrefix ("style.css", "uplot/uPlot.iife.min.js", "uplot/uPlot.min.css"),
+// for a document that carries its scripts and styles in itself (the
+// benchmark's HTML report); it panics when path is not embedded, a
+// programming error.
+func Inline(path string) string {
+	b, err := fs.ReadFile(staticFS, "static/"+path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
