@@ -34,10 +34,17 @@ func reloadConfig(targets ...string) string {
 	return "windows: [1m]\nwarmup: 0s\ntargets:\n" + strings.Join(targets, "")
 }
 
-// rewrite replaces the configuration file at path.
+// rewrite replaces the configuration file at path at once.
 func rewrite(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	// Written beside it and renamed over it, as a ConfigMap's symbolic link
+	// is swapped: os.WriteFile truncates first, and a poll between the two
+	// would read an empty file.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
