@@ -67,13 +67,13 @@ func (s *Snapshot) Records() []Record {
 // that streams the records out (the JSON API) keeps its memory flat.
 func (s *Snapshot) All() iter.Seq[*Record] {
 	return func(yield func(*Record) bool) {
-		a := &accumulator{start: s.startOff, now: s.endOff}
+		a := &accumulator{start: s.startOff, now: s.endOff, horizon: s.horizonOff}
 		var order []*entry
 		var r Record
 		for _, p := range s.parts {
 			order = order[:0]
 			for i := range p.entries {
-				if e := &p.entries[i]; a.contains(e.end) {
+				if e := &p.entries[i]; a.counts(e) {
 					order = append(order, e)
 				}
 			}
@@ -97,6 +97,6 @@ func (s *Snapshot) setRecord(r *Record, a *accumulator, e *entry, weight float64
 	r.Request.ErrorCode = s.codes.code(e.code)
 	r.vals, r.defined = values(&r.Request)
 	for m := range numMetrics {
-		r.included[m] = r.defined[m] && a.contains(e.eventTime(Metric(m)))
+		r.included[m] = r.defined[m] && a.includes(Metric(m), e)
 	}
 }

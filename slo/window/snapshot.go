@@ -76,8 +76,9 @@ type Snapshot struct {
 
 	summaries [numMetrics]stats.ByStatus[Summary]
 	origin    time.Time
-	// startOff and endOff are Start and End in ns from origin.
-	startOff, endOff int64
+	// startOff and endOff are Start and End in ns from origin, horizonOff
+	// the last end of a request counted (endOff but for SnapshotSpan).
+	startOff, endOff, horizonOff int64
 	// parts are the window's buckets, for Records.
 	parts   []part
 	running []time.Time
