@@ -19,9 +19,9 @@ type accumulator struct {
 	// for a rolling window, the instant read for a window that ended
 	// before it (see Store.SnapshotSpan).
 	horizon  int64
-	requests   [numStatuses]int64
-	tokens     [numStatuses]stats.TokenTally
-	busy       stats.BusyTally
+	requests [numStatuses]int64
+	tokens   [numStatuses]stats.TokenTally
+	busy     stats.BusyTally
 	// slo counts the verdicts of the records that ended in the window;
 	// nil for an approximate window, which reads its buckets' counters.
 	slo []sloCount
