@@ -69,6 +69,19 @@ func TestSnapshotSpanCooldown(t *testing.T) {
 	// 4 [39, 40]: 14 s over 30 s.
 	check(t, "concurrency", val(snap.Concurrency), 14.0/30)
 
+	// 10 s intervals: requests end at 12, 26, (45, 47 →) 40 s; in flight
+	// 2, 6, 5 + 1 s; output tokens 2.5, 5, 7/3 and prompt 0, 2, 3.
+	rs, ok := snap.RateSeries(3)
+	if !ok {
+		t.Fatal("no rate series")
+	}
+	for i, want := range [][4]float64{{0.1, 0.25, 0.25, 0.2}, {0.1, 0.5, 0.7, 0.6}, {0.2, 0.7 / 3, 0.7/3 + 0.3, 0.6}} {
+		check(t, "requests/s", rs.Requests[i], want[0])
+		check(t, "output tokens/s", rs.OutputTokens[i], want[1])
+		check(t, "total tokens/s", rs.TotalTokens[i], want[2])
+		check(t, "concurrency", rs.Concurrency[i], want[3])
+	}
+
 	var seqs []uint64
 	for _, r := range snap.Records() {
 		seqs = append(seqs, r.Request.Seq)
