@@ -159,8 +159,8 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 
 // SnapshotSpan returns the measurement window [from, end] read at now ≥
 // end, such as a finite run's window between its warmup and its cooldown:
-// from is clipped to the measure start (and to now − the longest window,
-// whose buckets it reads), and the requests that ended after end, by now,
+// from is clipped to the measure start (and to the oldest of the buckets
+// kept, which span the longest window before the newest record), and the requests that ended after end, by now,
 // count by the overlap rules of the design's "Windows": in the
 // request-level figures when they started by end; their TTFT (TTFOT) when
 // their first token (first output token) came at or after from, their ITL
@@ -176,7 +176,7 @@ func (s *Store) SnapshotSpan(from, end, now time.Time) *Snapshot {
 	ix := &s.index
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	c, gs := s.captureBy(1, func(r *ring, _ int) gathered { return r.gatherSpan(from, end, now, longest) })
+	c, gs := s.captureBy(1, func(r *ring, _ int) gathered { return r.gatherSpan(from, end, now) })
 	if c.ok {
 		ix.update(c.views, c.dirty, c.origin, c.width)
 	}

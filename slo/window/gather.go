@@ -110,17 +110,17 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 }
 
 // gatherSpan reads the window [from, end] at now ≥ end: from is clipped to
-// the measure start and to now − longest, and the requests that ended
-// after end, by now, are read too; ok is false when end precedes the
-// measure start. An approximate window reads none of them (its horizon
-// is end).
-func (r *ring) gatherSpan(from, end, now time.Time, longest time.Duration) (g gathered) {
+// the measure start and to the start of the oldest bucket held, and the
+// requests that ended after end, by now, are read too; ok is false when
+// end precedes the measure start. An approximate window reads none of
+// them (its horizon is end).
+func (r *ring) gatherSpan(from, end, now time.Time) (g gathered) {
 	if end.Before(r.origin) {
 		return g
 	}
 	g.ok, g.origin, g.now = true, r.origin, int64(end.Sub(r.origin))
 	g.horizon = max(int64(now.Sub(r.origin)), g.now)
-	g.start = min(max(int64(from.Sub(r.origin)), g.horizon-int64(longest), 0), g.now)
+	g.start = min(max(int64(from.Sub(r.origin)), r.oldest()*r.width, 0), g.now)
 	r.fill(&g)
 	return g
 }
