@@ -50,8 +50,8 @@ Usage:
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober bench --config FILE [--target NAME] [--profile single|sweep|goodput] (--max-duration D | --max-requests N)
-                  [--max-errors N] [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
-                  [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
+                  [--max-errors N] [--max-error-rate R] [--warmup D|N|P%] [--cooldown D|N|P%] [--confidence C|null]
+                  [--output FILE] [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
                   [--objective NAME] [--html FILE]
       Benchmark one configured target (sweep: synchronous, throughput, constant rates
       between; goodput: the highest load whose attainment interval clears the target):
