@@ -30,7 +30,7 @@ type benchConfigFlags struct {
 	maxDuration                                         time.Duration
 	maxRequests, maxErrors                              int
 	maxErrorRate                                        float64
-	gate                                                bool
+	gate, quiet                                         bool
 	gateInconclusive                                    string
 	profile, objective                                  string
 	sweepRates, goodputSteps                            int
@@ -76,6 +76,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
 	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
 	fs.StringVar(&f.html, "html", "", "write the HTML report (latency distributions and, for a sweep or goodput search, the curves against request rate) to this file")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display while running (shown only when stdout and stderr are terminals); the report is still printed")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
 	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
 	if err := parseFlags(fs, args); err != nil {
@@ -186,6 +187,8 @@ type benchPlan struct {
 	window time.Duration
 	// output, csv and html are the report files, nil when not asked for.
 	output, csv, html *os.File
+	// progress is where the progress display is drawn, nil for none.
+	progress io.Writer
 }
 
 // newBenchPlan loads the configuration and checks everything a run needs,
@@ -304,6 +307,9 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
+	if showProgress(f.quiet, stdout, stderr) {
+		plan.progress = stderr
+	}
 	results, search, err := plan.runProfile(ctx, stderr)
 	if err != nil {
 		plan.closeFiles()
@@ -390,7 +396,14 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	col := benchrun.NewCollector(expected)
 	logger := wiring.NewLogger(stderr, "warn")
 	logs := wiring.NewLogObserver(logger, clk.Now)
-	w, err := wiring.WireLimitedTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
+	observers := probe.Observers{store, col, logs, limits}
+	var progress *benchProgress
+	if p.progress != nil {
+		progress = startBenchProgress(p.progress, scheduleLabel(&t.Schedule), p.flags.maxRequests, p.flags.maxDuration, clk)
+		defer progress.finish()
+		observers = append(observers, progress)
+	}
+	w, err := wiring.WireLimitedTarget(&t, clk, observers, logs, logger, uint64(p.flags.maxRequests))
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
@@ -398,6 +411,9 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	cpuBefore, _ := benchrun.ReadUsage()
 	runErr := w.Prober.Run(runCtx)
 	end := clk.Now()
+	if progress != nil {
+		progress.finish()
+	}
 	cpuAfter, peakRSS := benchrun.ReadUsage()
 	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket, profile: p.flags.profile,
 		label: scheduleLabel(&t.Schedule)}
