@@ -42,7 +42,8 @@ func (r *Record) Value(m Metric) (v float64, weight int64, ok bool) {
 // Included reports whether the record's value of m counts in the window's
 // summary of m: it is defined and its deciding event (the end, the first
 // token for TTFT and TTFOT, the request start for dispatch delay and
-// scheduled latency) lies in the window.
+// scheduled latency) lies in the window; for a request that ended after
+// a window read by SnapshotSpan, when the interval deciding m overlaps it.
 func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 
 // Records returns the records the window used, ordered by end then

@@ -48,7 +48,9 @@ type Snapshot struct {
 	Approximate bool
 	// Confidence is the level of the intervals, 0 when they are off.
 	Confidence float64
-	// Requests counts the finished requests that ended in the window.
+	// Requests counts the finished requests that ended in the window
+	// (and, read by SnapshotSpan, those that ended after it having
+	// started by its end).
 	Requests stats.ByStatus[int64]
 	// InFlight is the number of requests running at End, also before
 	// measuring began (during the warmup).
