@@ -50,9 +50,9 @@ Usage:
       Send requests at a constant rate for a bounded time, then report how
       well the schedule was kept (achieved rate, dispatch delay, CPU, memory).
   llmprober bench --config FILE [--target NAME] [--profile single|sweep|goodput] (--max-duration D | --max-requests N)
-                  [--max-errors N] [--max-error-rate R] [--warmup D|P%] [--confidence C|null] [--output FILE]
-                  [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--sweep-rates N] [--goodput-steps N]
-                  [--objective NAME] [--html FILE]
+                  [--max-errors N] [--max-error-rate R] [--warmup D|N|P%] [--cooldown D|N|P%] [--confidence C|null]
+                  [--output FILE] [--csv FILE] [--gate [--gate-inconclusive pass|fail]] [--quiet]
+                  [--sweep-rates N] [--goodput-steps N] [--objective NAME] [--html FILE]
       Benchmark one configured target (sweep: synchronous, throughput, constant rates
       between; goodput: the highest load whose attainment interval clears the target):
       latency table with intervals, tokens, throughput, SLO attainment and verdict per

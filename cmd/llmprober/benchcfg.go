@@ -25,14 +25,15 @@ import (
 // benchConfigFlags are the settings of "llmprober bench --config FILE": a
 // finite benchmark of one configured target.
 type benchConfigFlags struct {
-	config, target, output, csv, html, warmup, confidence string
-	maxDuration                                           time.Duration
-	maxRequests, maxErrors                                int
-	maxErrorRate                                          float64
-	gate                                                  bool
-	gateInconclusive                                      string
-	profile, objective                                    string
-	sweepRates, goodputSteps                              int
+	config, target, output, csv, html, warmup, cooldown string
+	confidence                                          string
+	maxDuration                                         time.Duration
+	maxRequests, maxErrors                              int
+	maxErrorRate                                        float64
+	gate, quiet                                         bool
+	gateInconclusive                                    string
+	profile, objective                                  string
+	sweepRates, goodputSteps                            int
 }
 
 // usesConfig reports whether a bench command line names a configuration
@@ -62,7 +63,10 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.IntVar(&f.maxErrors, "max-errors", 0, "stop early once this many requests errored (in-flight requests then incomplete)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0,
 		fmt.Sprintf("stop early once more than this share of the last %d finished requests errored, in (0, 1]", benchErrorRateSample))
-	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s) or a share of --max-duration (10%); default the file's warmup")
+	fs.StringVar(&f.warmup, "warmup", "", "excluded start of the run: a duration (30s), a request count (100: measuring starts at the "+
+		"start of the 101st request) or a share of --max-duration (10%); default the file's warmup")
+	fs.StringVar(&f.cooldown, "cooldown", "", "excluded end of the run: a duration (30s) before the run's end, a request count (100: "+
+		"measuring ends at the start of the 100th request from the last) or a share of --max-duration (10%); default none")
 	fs.StringVar(&f.confidence, "confidence", "", "level of the confidence intervals, or null for none; default the file's confidence")
 	fs.StringVar(&f.profile, "profile", profileSingle, "single: the target's own strategy; sweep: synchronous, throughput, then "+
 		"--sweep-rates constant rates between them; goodput: the highest load whose attainment interval clears the target")
@@ -72,6 +76,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.StringVar(&f.output, "output", "", "write the JSON report to this file")
 	fs.StringVar(&f.csv, "csv", "", "write the CSV report (a header and one row per benchmark) to this file")
 	fs.StringVar(&f.html, "html", "", "write the HTML report (latency distributions and, for a sweep or goodput search, the curves against request rate) to this file")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display while running (shown only when stdout and stderr are terminals); the report is still printed")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
 	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
 	if err := parseFlags(fs, args); err != nil {
@@ -102,8 +107,11 @@ func (f benchConfigFlags) check() error {
 	if f.maxDuration == 0 && f.maxRequests == 0 {
 		errs = append(errs, errors.New("--max-duration or --max-requests is required"))
 	}
-	if _, err := f.warmupOf(f.length()); err != nil {
-		errs = append(errs, err)
+	warmup, werr := f.bound("--warmup", f.warmup)
+	cooldown, cerr := f.bound("--cooldown", f.cooldown)
+	errs = append(errs, werr, cerr)
+	if werr == nil && cerr == nil {
+		errs = append(errs, checkBounds(warmup, cooldown, f.length(), f.maxRequests))
 	}
 	if _, _, err := f.confidenceLevel(); err != nil {
 		errs = append(errs, err)
@@ -137,24 +145,13 @@ func (f benchConfigFlags) length() time.Duration {
 	return benchrun.MaxDuration
 }
 
-// warmupOf parses --warmup against a run of the given length; ok is false
-// when the flag is not set.
-func (f benchConfigFlags) warmupOf(length time.Duration) (time.Duration, error) {
-	if f.warmup == "" {
-		return 0, nil
+// bound parses the --warmup or --cooldown value raw (see
+// parseBenchBound); empty is none.
+func (f benchConfigFlags) bound(name, raw string) (benchBound, error) {
+	if raw == "" {
+		return benchBound{}, nil
 	}
-	if pct, ok := strings.CutSuffix(f.warmup, "%"); ok {
-		p, err := strconv.ParseFloat(pct, 64)
-		if err != nil || !(p >= 0 && p < 100) || f.maxDuration == 0 {
-			return 0, fmt.Errorf("--warmup %s: a share must be in [0%%, 100%%) of --max-duration, which must be set", f.warmup)
-		}
-		return time.Duration(p / 100 * float64(length)), nil
-	}
-	d, err := time.ParseDuration(f.warmup)
-	if err != nil || d < 0 || d >= length {
-		return 0, fmt.Errorf("--warmup %s: want a duration in [0, %s) like 30s, or a share of --max-duration like 10%%", f.warmup, length)
-	}
-	return d, nil
+	return parseBenchBound(name, raw, f.length(), f.maxDuration > 0)
 }
 
 // confidenceLevel parses --confidence: set is false when the flag is not
@@ -180,11 +177,18 @@ type benchPlan struct {
 	target     config.Target
 	objectives []slo.Objective
 	confidence float64
-	warmup     time.Duration
+	// warmup is the warmup duration (the file's, or --warmup's), warmupN
+	// the warmup in requests (--warmup N; warmup is then 0), cooldown the
+	// --cooldown.
+	warmup   time.Duration
+	warmupN  int
+	cooldown benchBound
 	// window is the length of the store's one window, the run's bound.
 	window time.Duration
 	// output, csv and html are the report files, nil when not asked for.
 	output, csv, html *os.File
+	// progress is where the progress display is drawn, nil for none.
+	progress io.Writer
 }
 
 // newBenchPlan loads the configuration and checks everything a run needs,
@@ -207,16 +211,18 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 		p.confidence = c
 	}
 	if f.warmup != "" {
-		p.warmup, _ = f.warmupOf(p.window)
+		b, _ := f.bound("--warmup", f.warmup)
+		p.warmup, p.warmupN = b.d, b.n
 	}
+	p.cooldown, _ = f.bound("--cooldown", f.cooldown)
 	if err := p.checkProfile(); err != nil {
 		return nil, err
 	}
 	if f.gate && len(p.objectives) == 0 {
 		return nil, fmt.Errorf("--gate: target %s has no objective sets to judge", t.Name)
 	}
-	if p.warmup >= p.window {
-		return nil, fmt.Errorf("warmup %s: must be shorter than the run (%s)", p.warmup, p.window)
+	if p.warmup+p.cooldown.d >= p.window {
+		return nil, fmt.Errorf("warmup %s and cooldown %s: must be shorter than the run (%s)", p.warmup, p.cooldown.d, p.window)
 	}
 	if f.output != "" {
 		if p.output, err = os.Create(f.output); err != nil {
@@ -301,6 +307,9 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
+	if showProgress(f.quiet, stdout, stderr) {
+		plan.progress = stderr
+	}
 	results, search, err := plan.runProfile(ctx, stderr)
 	if err != nil {
 		plan.closeFiles()
@@ -378,7 +387,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk,
-		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate}
+		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate, keepStarts: p.spanned()}
 	defer limits.stop()
 	expected := p.flags.maxRequests
 	if expected == 0 {
@@ -387,7 +396,14 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	col := benchrun.NewCollector(expected)
 	logger := wiring.NewLogger(stderr, "warn")
 	logs := wiring.NewLogObserver(logger, clk.Now)
-	w, err := wiring.WireLimitedTarget(&t, clk, probe.Observers{store, col, logs, limits}, logs, logger, uint64(p.flags.maxRequests))
+	observers := probe.Observers{store, col, logs, limits}
+	var progress *benchProgress
+	if p.progress != nil {
+		progress = startBenchProgress(p.progress, scheduleLabel(&t.Schedule), p.flags.maxRequests, p.flags.maxDuration, clk)
+		defer progress.finish()
+		observers = append(observers, progress)
+	}
+	w, err := wiring.WireLimitedTarget(&t, clk, observers, logs, logger, uint64(p.flags.maxRequests))
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
@@ -395,6 +411,9 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	cpuBefore, _ := benchrun.ReadUsage()
 	runErr := w.Prober.Run(runCtx)
 	end := clk.Now()
+	if progress != nil {
+		progress.finish()
+	}
 	cpuAfter, peakRSS := benchrun.ReadUsage()
 	res := &benchResult{plan: p, end: end, realtime: t.Backend == config.BackendWebSocket, profile: p.flags.profile,
 		label: scheduleLabel(&t.Schedule)}
@@ -403,7 +422,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 		return nil, fmt.Errorf("target %s never became ready: %w", t.Name, runErr)
 	}
 	res.stop = limits.reason(ctx, runErr, p.flags.maxRequests > 0)
-	res.snap = store.Snapshot(end, p.window)
+	res.snap = p.measure(store, limits.sortedStarts(), end)
 	rate := 0.0
 	if slices.Contains([]string{config.StrategyConstant, config.StrategyPoisson}, t.Schedule.Strategy) {
 		rate = t.Schedule.Rate
@@ -435,6 +454,10 @@ type benchLimits struct {
 	recent           [benchErrorRateSample]bool
 	// stopped is the early stop that ended the run, empty when none did.
 	stopped string
+	// keepStarts asks for every request's start in starts, for a warmup
+	// or cooldown counted in requests.
+	keepStarts bool
+	starts     []time.Time
 }
 
 // benchErrorRateSample is the sliding sample of --max-error-rate: the last
@@ -477,11 +500,15 @@ func (*benchLimits) Started(string) {}
 // the early stops, which cancel the run.
 func (l *benchLimits) Finished(rec *probe.Record) {
 	if rec.Outcome == probe.Incomplete {
+		l.mu.Lock()
+		l.keepStart(rec)
+		l.mu.Unlock()
 		return
 	}
 	errored := rec.Outcome == probe.Errored
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.keepStart(rec)
 	l.recent[l.finished%benchErrorRateSample] = errored
 	l.finished++
 	if errored {
@@ -499,6 +526,13 @@ func (l *benchLimits) Finished(rec *probe.Record) {
 		return
 	}
 	l.cancel()
+}
+
+// keepStart records the start of rec when asked to; l.mu is held.
+func (l *benchLimits) keepStart(rec *probe.Record) {
+	if l.keepStarts && !rec.RequestStart.IsZero() {
+		l.starts = append(l.starts, rec.RequestStart)
+	}
 }
 
 // recentRate is the errored share of the last benchErrorRateSample

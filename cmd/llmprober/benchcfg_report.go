@@ -67,6 +67,9 @@ type benchDocConfig struct {
 	MaxConcurrency     int                  `json:"max_concurrency"`
 	Confidence         *float64             `json:"confidence"`
 	WarmupSeconds      float64              `json:"warmup_seconds"`
+	WarmupRequests     *int                 `json:"warmup_requests"`
+	CooldownSeconds    float64              `json:"cooldown_seconds"`
+	CooldownRequests   *int                 `json:"cooldown_requests"`
 	MaxDurationSeconds *float64             `json:"max_duration_seconds"`
 	MaxRequests        *int                 `json:"max_requests"`
 	Objectives         []benchDocObjectives `json:"objectives"`
@@ -160,6 +163,13 @@ func (r *benchResult) docConfig() benchDocConfig {
 	if p.confidence > 0 {
 		c.Confidence = &p.confidence
 	}
+	c.CooldownSeconds = p.cooldown.d.Seconds()
+	if p.warmupN > 0 {
+		c.WarmupRequests = &p.warmupN
+	}
+	if p.cooldown.count {
+		c.CooldownRequests = &p.cooldown.n
+	}
 	if p.flags.maxDuration > 0 {
 		d := p.flags.maxDuration.Seconds()
 		c.MaxDurationSeconds = &d
@@ -219,7 +229,7 @@ func (r *benchResult) writeConsole(w io.Writer) {
 		fmt.Fprintln(w, "the run ended before its warmup did: nothing measured")
 		return
 	}
-	fmt.Fprintf(w, "measurement window %.3f s after a warmup of %s\n", s.Length().Seconds(), r.plan.warmup)
+	fmt.Fprintf(w, "measurement window %.3f s after a warmup of %s\n", s.Length().Seconds(), r.plan.boundsText())
 	fmt.Fprintf(w, "requests: %d successful, %d errored, %d incomplete\n\n", s.Requests.Successful, s.Requests.Errored, s.Requests.Incomplete)
 	r.writeLatencyTable(w)
 	fmt.Fprintf(w, "\ntokens: prompt %s, output %s (successful requests)\n",

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmprober/llmprober/slo/stats"
@@ -14,9 +15,13 @@ func seconds(ns int64) float64 { return float64(ns) / float64(time.Second) }
 // counts.
 type accumulator struct {
 	start, now int64
-	requests   [numStatuses]int64
-	tokens     [numStatuses]stats.TokenTally
-	busy       stats.BusyTally
+	// horizon is the last end of a request the window counts, ≥ now: now
+	// for a rolling window, the instant read for a window that ended
+	// before it (see Store.SnapshotSpan).
+	horizon  int64
+	requests [numStatuses]int64
+	tokens   [numStatuses]stats.TokenTally
+	busy     stats.BusyTally
 	// slo counts the verdicts of the records that ended in the window;
 	// nil for an approximate window, which reads its buckets' counters.
 	slo []sloCount
@@ -27,10 +32,46 @@ func (a *accumulator) contains(t int64) bool {
 	return t != absent && t >= a.start && t <= a.now
 }
 
+// counts reports whether e counts among the window's requests: it ended in
+// the window or, by the horizon, after it having started by its end (its
+// lifetime overlaps the window).
+func (a *accumulator) counts(e *entry) bool {
+	if e.end <= a.now {
+		return a.contains(e.end)
+	}
+	return e.end <= a.horizon && e.start != absent && e.start <= a.now
+}
+
+// includes reports whether e's value of m counts in the window: for a
+// request that ended in it, when m's deciding event lies in it too; for
+// one that ended after it (by the horizon), when the interval deciding m
+// overlaps it: request start to first token (first output token) for TTFT
+// (TTFOT), first token to end for ITL and TPOT, the lifetime for the
+// request-level quantities, and the request start for dispatch delay and
+// scheduled latency.
+func (a *accumulator) includes(m Metric, e *entry) bool {
+	if e.end <= a.now {
+		return a.contains(e.end) && a.contains(e.eventTime(m))
+	}
+	if !a.counts(e) {
+		return false
+	}
+	switch m {
+	case TTFT, TTFOT:
+		ev := e.eventTime(m)
+		return ev != absent && ev >= a.start
+	case ITL, TPOT:
+		return e.firstToken != absent && e.firstToken <= a.now
+	case DispatchDelay, ScheduledLatency:
+		return a.contains(e.start)
+	}
+	return true
+}
+
 // newAccumulator returns an empty accumulator for g's window.
 func newAccumulator(g *gathered, objectives int) *accumulator {
 	win := stats.Window{Start: seconds(g.start), End: seconds(g.now)}
-	a := &accumulator{start: g.start, now: g.now, busy: stats.NewBusyTally(win)}
+	a := &accumulator{start: g.start, now: g.now, horizon: g.horizon, busy: stats.NewBusyTally(win)}
 	for st := range a.tokens {
 		a.tokens[st] = stats.NewTokenTally(win)
 	}
@@ -57,7 +98,7 @@ func (a *accumulator) addPart(p *part, s *slotSums, inside bool) {
 		return
 	}
 	for i := range p.entries {
-		if e := &p.entries[i]; a.contains(e.end) {
+		if e := &p.entries[i]; a.counts(e) {
 			a.add(e)
 		}
 	}
@@ -116,6 +157,34 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 	return out
 }
 
+// SnapshotSpan returns the measurement window [from, end] read at now ≥
+// end, such as a finite run's window between its warmup and its cooldown:
+// from is clipped to the measure start (and to the oldest of the buckets
+// kept, which span the longest window before the newest record), and the requests that ended after end, by now,
+// count by the overlap rules of the design's "Windows": in the
+// request-level figures when they started by end; their TTFT (TTFOT) when
+// their first token (first output token) came at or after from, their ITL
+// and TPOT when their first token came by end, their dispatch delay and
+// scheduled latency when they started in the window; their tokens and
+// time in flight by event time, inside [from, end] only. Records reports
+// them with the same inclusions. With end equal to now it is the window
+// [from, now] of the rolling windows. Window is the longest window; the
+// snapshot is not cached. An Approximate window (a bucket of it keeps only
+// a sample) leaves out the requests that ended after end.
+func (s *Store) SnapshotSpan(from, end, now time.Time) *Snapshot {
+	longest := slices.Max(s.set.Windows)
+	ix := &s.index
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	c, gs := s.captureBy(1, func(r *ring, _ int) gathered { return r.gatherSpan(from, end, now) })
+	if c.ok {
+		ix.update(c.views, c.dirty, c.origin, c.width)
+	}
+	sc := getScratch()
+	defer putScratch(sc)
+	return s.compute(&c, &gs[0], end, longest, sc)
+}
+
 // compute computes window w's snapshot at now from its reading g.
 func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration, sc *scratch) *Snapshot {
 	snap := &Snapshot{Target: s.target, Window: w, Start: now, End: now, Confidence: s.set.Confidence, Probes: zeroProbes()}
@@ -132,7 +201,7 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	snap.Measuring, snap.Approximate, snap.origin, snap.codes = true, g.approximate, g.origin, c.codes
 	snap.Probes = g.probes
 	snap.End, snap.Start = wallBounds(g)
-	snap.startOff, snap.endOff = g.start, g.now
+	snap.startOff, snap.endOff, snap.horizonOff = g.start, g.now, g.horizon
 	a := newAccumulator(g, len(s.set.Objectives))
 	for i := range g.parts {
 		p := &g.parts[i]

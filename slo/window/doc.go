@@ -33,6 +33,13 @@
 // is in no window, and of a request that straddles the measure start only
 // the events after it count.
 //
+// Store.SnapshotSpan reads a window that ended before the instant read (a
+// finite run's window before its cooldown): a request that ended after the
+// window counts when its lifetime overlaps it, and its events by the same
+// overlap rules (TTFT when request start..first token overlaps the window,
+// ITL and TPOT when first token..end does, dispatch delay when it started
+// in it, tokens and time in flight inside the window only).
+//
 // Request latency is end − request start and scheduled latency end −
 // targeted start for every finished request (successful or errored), so
 // the errored breakdown describes how long failures took; incomplete

@@ -28,8 +28,11 @@ type gathered struct {
 	ok     bool
 	origin time.Time
 	// now and start are the window's bounds, in ns from the origin, and
-	// first and last the buckets they fall in.
+	// first and last the buckets they fall in; horizon (≥ now) is the
+	// last end of a request counted, in bucket final (see
+	// Store.SnapshotSpan; now and last otherwise).
 	now, start, first, last int64
+	horizon, final          int64
 	// approximate: a bucket of the window keeps only a sample; start is
 	// then on the bucket grid.
 	approximate bool
@@ -61,10 +64,16 @@ type part struct {
 // their dirty marks move to the capture: the caller must update the index
 // with it.
 func (s *Store) capture(now time.Time, ws []time.Duration) (c capture, gs []gathered) {
+	return s.captureBy(len(ws), func(r *ring, i int) gathered { return r.gather(now, ws[i]) })
+}
+
+// captureBy reads the store for n windows, window i as read(ring, i)
+// returns it, as capture does.
+func (s *Store) captureBy(n int, read func(r *ring, i int) gathered) (c capture, gs []gathered) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.running = slices.Clone(s.running)
-	gs = make([]gathered, len(ws))
+	gs = make([]gathered, n)
 	c.codes = s.codes
 	r := s.ring
 	if r == nil {
@@ -81,8 +90,8 @@ func (s *Store) capture(now time.Time, ws []time.Duration) (c capture, gs []gath
 			sl.dirty = false
 		}
 	}
-	for i, w := range ws {
-		gs[i] = r.gather(now, w)
+	for i := range gs {
+		gs[i] = read(r, i)
 	}
 	return c, gs
 }
@@ -95,6 +104,29 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 	}
 	g.ok, g.origin, g.now = true, r.origin, int64(now.Sub(r.origin))
 	g.start = max(g.now-int64(w), 0)
+	g.horizon = g.now
+	r.fill(&g)
+	return g
+}
+
+// gatherSpan reads the window [from, end] at now ≥ end: from is clipped to
+// the measure start and to the start of the oldest bucket held, and the
+// requests that ended after end, by now, are read too; ok is false when
+// end precedes the measure start. An approximate window reads none of
+// them (its horizon is end).
+func (r *ring) gatherSpan(from, end, now time.Time) (g gathered) {
+	if end.Before(r.origin) {
+		return g
+	}
+	g.ok, g.origin, g.now = true, r.origin, int64(end.Sub(r.origin))
+	g.horizon = max(int64(now.Sub(r.origin)), g.now)
+	g.start = min(max(int64(from.Sub(r.origin)), r.oldest()*r.width, 0), g.now)
+	r.fill(&g)
+	return g
+}
+
+// fill reads the buckets of window g, whose bounds and horizon are set.
+func (r *ring) fill(g *gathered) {
 	g.first, g.last = r.bucket(g.start), r.bucket(g.now)
 	for n := g.first; n <= g.last && !g.approximate; n++ {
 		if sl := r.get(n); sl != nil && sl.overflowed() {
@@ -102,10 +134,11 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 		}
 	}
 	if g.approximate {
-		g.start = g.first * r.width
+		g.start, g.horizon = g.first*r.width, g.now
 	}
+	g.final = r.bucket(g.horizon)
 	g.probes = r.probesSince(g.start, g.now)
-	for n := g.first; n <= g.last; n++ {
+	for n := g.first; n <= g.final; n++ {
 		sl := r.get(n)
 		if sl == nil {
 			continue
@@ -117,5 +150,4 @@ func (r *ring) gather(now time.Time, w time.Duration) (g gathered) {
 			g.ev.merge(sl.ev)
 		}
 	}
-	return g
 }

@@ -42,7 +42,8 @@ func (r *Record) Value(m Metric) (v float64, weight int64, ok bool) {
 // Included reports whether the record's value of m counts in the window's
 // summary of m: it is defined and its deciding event (the end, the first
 // token for TTFT and TTFOT, the request start for dispatch delay and
-// scheduled latency) lies in the window.
+// scheduled latency) lies in the window; for a request that ended after
+// a window read by SnapshotSpan, when the interval deciding m overlaps it.
 func (r *Record) Included(m Metric) bool { return m.valid() && r.included[m] }
 
 // Records returns the records the window used, ordered by end then
@@ -67,13 +68,13 @@ func (s *Snapshot) Records() []Record {
 // that streams the records out (the JSON API) keeps its memory flat.
 func (s *Snapshot) All() iter.Seq[*Record] {
 	return func(yield func(*Record) bool) {
-		a := &accumulator{start: s.startOff, now: s.endOff}
+		a := &accumulator{start: s.startOff, now: s.endOff, horizon: s.horizonOff}
 		var order []*entry
 		var r Record
 		for _, p := range s.parts {
 			order = order[:0]
 			for i := range p.entries {
-				if e := &p.entries[i]; a.contains(e.end) {
+				if e := &p.entries[i]; a.counts(e) {
 					order = append(order, e)
 				}
 			}
@@ -97,6 +98,6 @@ func (s *Snapshot) setRecord(r *Record, a *accumulator, e *entry, weight float64
 	r.Request.ErrorCode = s.codes.code(e.code)
 	r.vals, r.defined = values(&r.Request)
 	for m := range numMetrics {
-		r.included[m] = r.defined[m] && a.contains(e.eventTime(Metric(m)))
+		r.included[m] = r.defined[m] && a.includes(Metric(m), e)
 	}
 }

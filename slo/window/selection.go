@@ -40,12 +40,12 @@ type slotSel struct {
 // the buffers of sc.
 func newSelection(c *capture, g *gathered, sc *scratch) *selection {
 	sel := &sc.sel
-	*sel = selection{acc: accumulator{start: g.start, now: g.now}, views: c.views, slots: grow(sc.sel.slots, len(c.views))}
+	*sel = selection{acc: accumulator{start: g.start, now: g.now, horizon: g.horizon}, views: c.views, slots: grow(sc.sel.slots, len(c.views))}
 	for i, v := range c.views {
 		s := slotSel{class: slotOut, dist: uint32(min(max(v.n-g.first, 0), math.MaxUint32))}
 		switch {
-		case v.n < g.first || v.n > g.last:
-		case v.n == g.first || v.n == g.last:
+		case v.n < g.first || v.n > g.final:
+		case v.n == g.first || v.n >= g.last:
 			s.class = slotEdge
 		default:
 			s.class = slotInside
@@ -72,11 +72,13 @@ func grow[T any](s []T, n int) []T {
 }
 
 // edgeIncludes reports whether value x of metric m, whose buckets the
-// window's bounds cut, counts in it: its record ended in the window and,
-// for metrics decided by another event, that event lies in it too.
+// window's bounds cut, counts in it (accumulator.includes): its record
+// ended in the window and, for metrics decided by another event, that event
+// lies in it too; or it ended after the window (by the horizon) and the
+// interval deciding m overlaps it.
 func (sel *selection) edgeIncludes(m Metric, x elem) bool {
 	e := &sel.views[x.slot()].entries[x.pos()]
-	return sel.acc.contains(e.end) && sel.acc.contains(e.eventTime(m))
+	return sel.acc.includes(m, e)
 }
 
 // column is a metric's included values of one status (or of all) in a

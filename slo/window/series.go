@@ -13,7 +13,8 @@ type RateSeries struct {
 	// ÷ the number of intervals.
 	IntervalSeconds float64
 	// Requests counts the requests that ended in each interval (of every
-	// status), per second.
+	// status), per second; a request counted that ended after the window
+	// (see Store.SnapshotSpan) counts in the last.
 	Requests []float64
 	// OutputTokens and TotalTokens (prompt and output) are the tokens of
 	// each interval by token event time, as for the window's token rates,
@@ -39,14 +40,14 @@ func (s *Snapshot) RateSeries(n int) (RateSeries, bool) {
 	var ends []float64
 	var tokens []stats.TokenSpan
 	spans := make([]stats.Span, 0, len(s.running))
-	a := &accumulator{start: s.startOff, now: s.endOff}
+	a := &accumulator{start: s.startOff, now: s.endOff, horizon: s.horizonOff}
 	for _, p := range s.parts {
 		for i := range p.entries {
 			e := &p.entries[i]
-			if !a.contains(e.end) {
+			if !a.counts(e) {
 				continue
 			}
-			ends = append(ends, seconds(e.end))
+			ends = append(ends, seconds(min(e.end, s.endOff)))
 			output, prompt := e.tokens()
 			from, to := e.tokenSpan()
 			tokens = append(tokens, stats.TokenSpan{FirstToken: seconds(from), LastToken: seconds(to), OutputTokens: output, PromptTokens: prompt})

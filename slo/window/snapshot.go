@@ -48,7 +48,9 @@ type Snapshot struct {
 	Approximate bool
 	// Confidence is the level of the intervals, 0 when they are off.
 	Confidence float64
-	// Requests counts the finished requests that ended in the window.
+	// Requests counts the finished requests that ended in the window
+	// (and, read by SnapshotSpan, those that ended after it having
+	// started by its end).
 	Requests stats.ByStatus[int64]
 	// InFlight is the number of requests running at End, also before
 	// measuring began (during the warmup).
@@ -76,8 +78,9 @@ type Snapshot struct {
 
 	summaries [numMetrics]stats.ByStatus[Summary]
 	origin    time.Time
-	// startOff and endOff are Start and End in ns from origin.
-	startOff, endOff int64
+	// startOff and endOff are Start and End in ns from origin, horizonOff
+	// the last end of a request counted (endOff but for SnapshotSpan).
+	startOff, endOff, horizonOff int64
 	// parts are the window's buckets, for Records.
 	parts   []part
 	running []time.Time
