@@ -88,10 +88,27 @@ func stringText(data []byte) (bool, error) {
 		return false, nil
 	case data[0] != '"':
 		return false, ErrText
+	case plainString(data):
+		return len(data) > 2, nil
 	}
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
 		return false, err
 	}
 	return s != "", nil
+}
+
+// plainString reports whether data is a whole JSON string without escapes
+// or control characters, which therefore decodes to its inner bytes (with
+// invalid UTF-8 replaced, never removed).
+func plainString(data []byte) bool {
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return false
+	}
+	for _, c := range data[1 : len(data)-1] {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
 }

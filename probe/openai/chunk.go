@@ -16,8 +16,8 @@ type chunk struct {
 	Error   json.RawMessage `json:"error"`
 	// Type and Object are "error" in the error reports of some servers
 	// ({"type":"error",…}, vLLM's {"object":"error","message":…,"code":…}).
-	Type   json.RawMessage `json:"type"`
-	Object json.RawMessage `json:"object"`
+	Type   errorKind `json:"type"`
+	Object errorKind `json:"object"`
 	// Message and Detail are the members of a bare error report, one
 	// without choices ({"message":…,"code":…}, FastAPI's {"detail":…}).
 	Message json.RawMessage `json:"message"`
@@ -90,7 +90,7 @@ func (c *chunk) finished() bool {
 // error report). Members that are not set (null, false, 0, "", [], {})
 // report nothing, as a client's `if error:` passes over them.
 func (c *chunk) serverError(data []byte) (probe.ServerError, bool) {
-	if probe.Truthy(c.Error) || isErrorKind(c.Type) || isErrorKind(c.Object) || c.bare() {
+	if probe.Truthy(c.Error) || bool(c.Type || c.Object) || c.bare() {
 		return probe.ParseServerError(data), true
 	}
 	for _, ch := range c.Choices {
@@ -114,8 +114,28 @@ func (c *chunk) bare() bool {
 	return json.Unmarshal(c.Message, &msg) == nil && msg != "" || probe.Truthy(c.Detail)
 }
 
-// isErrorKind reports whether a "type" or "object" member is "error".
+// errorKind is a "type" or "object" member, decoded as whether it is
+// "error" (isErrorKind), so that the member is not copied.
+type errorKind bool
+
+// UnmarshalJSON sets k to whether data is the string "error".
+func (k *errorKind) UnmarshalJSON(data []byte) error {
+	*k = errorKind(isErrorKind(data))
+	return nil
+}
+
+// isErrorKind reports whether a "type" or "object" member is "error". A
+// member that is not a JSON string is not; a string without escapes is
+// compared as it stands (no decoding could make other bytes "error"); one
+// with escapes is decoded first.
 func isErrorKind(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == `"error"`
+	}
 	var s string
 	return json.Unmarshal(raw, &s) == nil && s == "error"
 }

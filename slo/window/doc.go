@@ -123,8 +123,11 @@
 // per point the requests by outcome, errors by type, requests due, sent and
 // dropped, output tokens, the time-weighted concurrency, the p50, p90 and
 // p99 of each latency quantity and of the dispatch delay, and per objective
-// set the requests evaluated and conforming. Its memory is allocated on the
-// first event and does not grow (HistoryBytes: 355 kB per target with one
+// set the requests evaluated and conforming. Closed points are kept
+// encoded in chunks of 64 allocated as time goes (non-zero counters as
+// varints, the distinct percentiles as float32 with a 4-bit index each), so
+// a point costs what it holds: about 132 kB per target after 6 hours at 0.2
+// requests/s (61 bytes a point), at most HistoryBytes (536 kB with one
 // objective set at the defaults).
 //
 // # Snapshots

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/slo/stats"
@@ -32,8 +33,9 @@ var HistoryLevels = []stats.Level{stats.P50, stats.P90, stats.P99}
 
 // history is one target's fixed-interval aggregates: a ring of the last
 // size closed intervals and the open one. Interval n covers
-// [anchor + n·interval, anchor + (n+1)·interval). Its memory is allocated
-// once, on the first event, and never grows (see the README's figures).
+// [anchor + n·interval, anchor + (n+1)·interval). Closed points are kept
+// encoded (pointChunk), so that a point takes about as many bytes as it has
+// non-zero counters and distinct percentiles (see the README's figures).
 type history struct {
 	interval time.Duration
 	size     int
@@ -43,10 +45,8 @@ type history struct {
 	begun    bool
 	head     int64 // the open interval
 
-	counts []uint32  // size × lay.total
-	pct    []float32 // size × len(HistoryQuantities) × len(HistoryLevels); NaN where absent
-	busy   []float32 // size: seconds in flight
-	approx []bool    // size: some percentile came from a reservoir
+	chunks []pointChunk // numChunks(size), allocated as points are closed
+	closed point        // the point being filed, or read
 
 	open     openInterval
 	inflight int
@@ -71,9 +71,6 @@ type reservoir struct {
 // add offers one value to the reservoir.
 func (s *reservoir) add(v float64, w int64, rng *rand.Rand) {
 	s.seen++
-	if s.values == nil {
-		s.values, s.weights = make([]float64, 0, HistorySampleCap), make([]int64, 0, HistorySampleCap)
-	}
 	if len(s.values) < HistorySampleCap {
 		s.values, s.weights = append(s.values, v), append(s.weights, w)
 		return
@@ -89,6 +86,7 @@ func newHistory(interval, retention time.Duration, objectives int, seed uint64) 
 	h.lay = counterLayout(objectives)
 	h.open = openInterval{counts: make([]uint32, h.lay.total), samples: make([]reservoir, len(HistoryQuantities)),
 		rng: rand.New(rand.NewPCG(seed, uint64(interval)))}
+	h.closed = point{counts: make([]uint32, h.lay.total), pct: make([]float32, len(HistoryQuantities)*len(HistoryLevels))}
 	return h
 }
 
@@ -120,13 +118,10 @@ func (h *history) begin(now time.Time) {
 	h.begun = true
 	h.anchor = now.Add(-now.Sub(now.Truncate(h.interval)))
 	h.last = h.anchor
-	h.counts = make([]uint32, h.size*h.lay.total)
-	h.pct = make([]float32, h.size*len(HistoryQuantities)*len(HistoryLevels))
-	for i := range h.pct {
-		h.pct[i] = float32(math.NaN())
+	h.chunks = make([]pointChunk, numChunks(h.size))
+	for i := range h.chunks {
+		h.chunks[i].chunk = -1
 	}
-	h.busy = make([]float32, h.size)
-	h.approx = make([]bool, h.size)
 }
 
 // advance closes every interval that ended by now, accounting the time in
@@ -171,10 +166,11 @@ func (h *history) addBusy(t time.Time) {
 // ring and opens the next one.
 func (h *history) close(end time.Time) {
 	h.addBusy(end)
-	i := int(h.head % int64(h.size))
-	copy(h.counts[i*h.lay.total:(i+1)*h.lay.total], h.open.counts)
-	h.busy[i] = float32(h.open.busy)
-	h.approx[i] = h.fillPercentiles(h.pct[i*len(HistoryQuantities)*len(HistoryLevels):])
+	p := &h.closed
+	copy(p.counts, h.open.counts)
+	p.busy = float32(h.open.busy)
+	p.approx = h.fillPercentiles(p.pct)
+	h.store(h.head, p)
 	clear(h.open.counts)
 	h.open.busy = 0
 	for q := range h.open.samples {
@@ -219,13 +215,23 @@ func (h *history) count(c int, n uint32) {
 }
 
 // HistoryBytes returns the most memory a target's history holds, in bytes,
-// with the given interval, retention and number of objective sets: per
-// point 4 bytes per counter (17 plus 2 per objective set), 4 per
-// percentile (18), 4 of busy time and 1 flag; and the open interval's
-// reservoirs, 16 bytes per value, HistorySampleCap values of each of the 6
-// quantities once an interval has had that many.
+// with the given interval, retention and number of objective sets, every
+// point at its largest: numChunks chunks of 64 points, plus one chunk's
+// data for the chunk being filled (which grows by doubling until it is
+// trimmed when full) and an eighth of each chunk's data for the
+// allocator's size classes, each point 1 flag byte, 4 of busy time, a bitmap of
+// the counters (17 plus 2 per objective set) and 5 bytes per counter,
+// 1 + 4 × 18 bytes of percentiles and 18 of indices; and the open
+// interval's reservoirs, 16 bytes per value, HistorySampleCap values of each
+// of the 6 quantities once an interval has had that many. A point of a
+// target probed at 0.2 requests/s takes about a third of the largest (see
+// the README).
 func HistoryBytes(interval, retention time.Duration, objectives int) int {
-	points := int(retention / interval)
-	perPoint := 4*counterLayout(objectives).total + 4*len(HistoryQuantities)*len(HistoryLevels) + 4 + 1
-	return points*perPoint + len(HistoryQuantities)*HistorySampleCap*16
+	counters := counterLayout(objectives).total
+	pcts := len(HistoryQuantities) * len(HistoryLevels)
+	perPoint := 1 + 4 + (counters+7)/8 + 5*counters + 1 + 5*pcts
+	chunks := numChunks(int(retention / interval))
+	data := pointsPerChunk * perPoint
+	chunk := int(unsafe.Sizeof(pointChunk{})) + data + data/8
+	return chunks*chunk + data + len(HistoryQuantities)*HistorySampleCap*16
 }

@@ -116,9 +116,9 @@ func (out *History) alloc(n, objectives int) {
 
 // appendPoint appends interval n, held in h's ring.
 func (out *History) appendPoint(h *history, n int64) {
-	i := int(n % int64(h.size))
-	c := h.counts[i*h.lay.total : (i+1)*h.lay.total]
-	l := h.lay
+	pt := &h.closed
+	h.load(n, pt)
+	c, l := pt.counts, h.lay
 	out.Times = append(out.Times, h.until(n))
 	appendEach := func(dst [][]uint32, at int) {
 		for k := range dst {
@@ -130,9 +130,9 @@ func (out *History) appendPoint(h *history, n int64) {
 	appendEach(out.Dropped, l.dropped)
 	out.Scheduled, out.Sent = append(out.Scheduled, c[l.scheduled]), append(out.Sent, c[l.sent])
 	out.OutputTokens = append(out.OutputTokens, c[l.output])
-	out.Concurrency = append(out.Concurrency, float64(h.busy[i])/h.interval.Seconds())
-	out.Approximate = append(out.Approximate, h.approx[i])
-	p := h.pct[i*len(HistoryQuantities)*len(HistoryLevels):]
+	out.Concurrency = append(out.Concurrency, float64(pt.busy)/h.interval.Seconds())
+	out.Approximate = append(out.Approximate, pt.approx)
+	p := pt.pct
 	for q := range out.Percentiles {
 		for k := range out.Percentiles[q] {
 			out.Percentiles[q][k] = append(out.Percentiles[q][k], float64(p[q*len(HistoryLevels)+k]))

@@ -16,8 +16,8 @@ const bytesPerRecord = 300
 // retainedPerRecord returns the heap retained by a store of windows 1m and
 // 5m, the default cap and no snapshot cache, fed n streamed requests over
 // 5 minutes and read once (which builds its index), per record it keeps,
-// less the history's fixed allocation (HistoryBytes, the same whatever
-// the number of records).
+// less what the history holds (historyHeld: its 30 points and reservoirs,
+// which do not depend on the records kept).
 func retainedPerRecord(t *testing.T, n int) float64 {
 	t.Helper()
 	var before, after runtime.MemStats
@@ -42,9 +42,9 @@ func retainedPerRecord(t *testing.T, n int) float64 {
 	for i := range s.ring.slots {
 		kept += len(s.ring.slots[i].kept)
 	}
+	fixed := uint64(historyHeld(&s.hist))
 	s.mu.Unlock()
 	runtime.KeepAlive(s)
-	fixed := uint64(HistoryBytes(DefaultHistoryInterval, DefaultHistoryRetention, 0))
 	grown := after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
 	return float64(grown-min(grown, fixed)) / float64(kept)
 }
