@@ -14,10 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/llmprober/llmprober/probe/sim"
@@ -368,19 +364,7 @@ func TestIntegrationBenchHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := browser(t, bin)
-	log := &browserLog{origin: "file://" + dir}
-	if err := chromedp.Listen(ctx, log.listen); err != nil {
-		t.Fatalf("could not start chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatalf("could not start chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	log := watchBrowser(ctx, t, "file://"+dir)
 	shots := t.ArtifactDir()
 	for _, scheme := range []string{"light", "dark"} {
 		for _, vp := range viewports {

@@ -160,19 +160,7 @@ func TestIntegrationStatusPage(t *testing.T) {
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	log := &browserLog{origin: r.base}
-	if err := chromedp.Listen(ctx, log.listen); err != nil {
-		t.Fatalf("could not start chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatalf("could not start chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	log := watchBrowser(ctx, t, r.base)
 	shots := t.ArtifactDir()
 	for _, scheme := range []string{"light", "dark"} {
 		for _, vp := range viewports {
@@ -424,4 +412,24 @@ func shoot(ctx context.Context, t *testing.T, path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// watchBrowser records the console, exceptions and requests of the browser
+// of ctx, judged against origin (the only place requests may go).
+func watchBrowser(ctx context.Context, t *testing.T, origin string) *browserLog {
+	t.Helper()
+	log := &browserLog{origin: origin}
+	if err := chromedp.Listen(ctx, log.listen); err != nil {
+		t.Fatalf("could not start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("could not start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return log
 }
