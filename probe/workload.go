@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"cmp"
 	cryptorand "crypto/rand"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -114,14 +116,20 @@ func promptText(rng *rand.Rand, n nonce, tokens int) string {
 		id[i] = byte(rng.UintN(256)) ^ n[i]
 	}
 	var b strings.Builder
+	b.Grow(len("probe ") + hex.EncodedLen(len(id)) + (tokens-prefixWords)*(maxWordBytes+1))
+	var hexID [2 * len(id)]byte
+	hex.Encode(hexID[:], id[:])
 	b.WriteString("probe ")
-	b.WriteString(hex.EncodeToString(id[:]))
+	b.Write(hexID[:])
 	for i := prefixWords; i < tokens; i++ {
 		b.WriteByte(' ')
 		b.WriteString(words[rng.IntN(len(words))])
 	}
 	return b.String()
 }
+
+// maxWordBytes is the length of the longest of words.
+var maxWordBytes = len(slices.MaxFunc(words, func(a, b string) int { return cmp.Compare(len(a), len(b)) }))
 
 // wordsText returns n common words separated by spaces (n ≥ 0).
 func wordsText(rng *rand.Rand, n int) string {

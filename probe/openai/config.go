@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -117,8 +116,9 @@ type Backend struct {
 	cfg    Config
 	url    string
 	chat   bool
-	header http.Header
-	fields []string
+	header http.Header // every request's headers, Content-Type and Accept included
+	host   string      // the request's host, from a "Host" header
+	tmpl   *bodyTemplate
 	redact probe.Redactor
 	client *http.Client
 }
@@ -143,14 +143,16 @@ func New(cfg Config) (*Backend, error) {
 		cfg:    cfg,
 		url:    strings.TrimRight(cfg.BaseURL, "/") + path,
 		chat:   cfg.API == apiChat,
-		header: cfg.Header.Clone(),
-		fields: slices.Clone(cfg.MaxTokensFields),
+		header: requestHeader(cfg),
+		host:   cfg.Header.Get("Host"),
 		redact: probe.NewRedactor(cfg.Secrets),
 		client: &client,
 	}
-	if b.header == nil {
-		b.header = http.Header{}
+	tmpl, err := newBodyTemplate(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("could not create backend: %w", err)
 	}
+	b.tmpl = tmpl
 	return b, nil
 }
 

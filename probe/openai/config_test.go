@@ -53,8 +53,8 @@ func TestNewDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b.url != tt.url || b.cfg.API != tt.api || !reflect.DeepEqual(b.fields, tt.fields) {
-				t.Errorf("url %q api %q fields %v; want %q %q %v", b.url, b.cfg.API, b.fields, tt.url, tt.api, tt.fields)
+			if b.url != tt.url || b.cfg.API != tt.api || !reflect.DeepEqual(b.cfg.MaxTokensFields, tt.fields) {
+				t.Errorf("url %q api %q fields %v; want %q %q %v", b.url, b.cfg.API, b.cfg.MaxTokensFields, tt.url, tt.api, tt.fields)
 			}
 			if b.cfg.Clock == nil || b.cfg.MaxEventBytes != 1<<20 || b.cfg.MaxBodyBytes != 16<<20 {
 				t.Errorf("clock %v, event limit %d, body limit %d; want the real clock, 1 MiB, 16 MiB",
