@@ -142,7 +142,7 @@ func (p *Prober) admit(ctx context.Context, j *job) {
 		p.inflight++
 		p.mu.Unlock()
 		p.wg.Add(1)
-		go p.send(ctx, j)
+		p.workers.run(p, task{ctx, j})
 	case !j.untimed && p.queued >= p.cfg.MaxQueue:
 		p.mu.Unlock()
 		p.drop(j, DropQueueFull)
@@ -175,7 +175,7 @@ func (p *Prober) release(ctx context.Context) {
 		p.mu.Unlock()
 		if ctx.Err() == nil {
 			p.wg.Add(1)
-			go p.send(ctx, j)
+			p.workers.run(p, task{ctx, j})
 			return
 		}
 		p.drop(j, DropShutdown)

@@ -70,7 +70,8 @@ type Prober struct {
 	convs    map[string]*link // the latest turn of each open conversation
 	wake     chan struct{}
 	started  time.Time
-	wg       sync.WaitGroup
+	wg       sync.WaitGroup // requests admitted and not yet recorded
+	workers  *workers
 }
 
 // streamer is a strategy with a bounded number of outstanding requests.
@@ -122,8 +123,10 @@ func (p *Prober) Run(ctx context.Context) error {
 		p.cfg.Observer.State(p.cfg.Target, StateReady, 0)
 	}
 	p.started = p.cfg.Clock.Now()
+	p.workers = newWorkers()
 	err := p.loop(ctx)
 	p.wg.Wait()
+	p.workers.stop()
 	return err
 }
 

@@ -24,6 +24,14 @@ type Timer interface {
 	Stop() bool
 }
 
+// AfterFuncer is a Clock that can run a function after a duration in its
+// own goroutine, as time.AfterFunc does, without a goroutine waiting
+// meanwhile. stop prevents f from running and reports whether it did; it
+// does not wait for an f that has started.
+type AfterFuncer interface {
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
 // Real returns the wall clock of the process.
 func Real() Clock { return realClock{} }
 
@@ -32,6 +40,11 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+
+// AfterFunc implements AfterFuncer.
+func (realClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	return time.AfterFunc(d, f).Stop
+}
 
 type realTimer struct{ t *time.Timer }
 

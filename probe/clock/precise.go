@@ -37,11 +37,23 @@ type preciseTimer struct {
 	rt    *time.Timer
 }
 
-// NewTimer implements Clock: the timer fires d after now.
+// NewTimer implements Clock: the timer fires d after now. A timer due
+// within preciseTail starts its tail at once, without a runtime timer (whose
+// arming would also wake the runtime's network poller).
 func (preciseClock) NewTimer(d time.Duration) Timer {
 	t := &preciseTimer{at: time.Now().Add(d), c: make(chan time.Time, 1)}
+	if d <= preciseTail {
+		go t.tail()
+		return t
+	}
 	t.rt = time.AfterFunc(d-preciseTail, t.tail)
 	return t
+}
+
+// AfterFunc implements AfterFuncer with a runtime timer: what it is used
+// for (a request's timeout) needs no precision below a millisecond.
+func (c preciseClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	return c.Clock.(realClock).AfterFunc(d, f)
 }
 
 // tail waits for the timer's last stretch and fires it unless it was stopped.
@@ -60,6 +72,8 @@ func (t *preciseTimer) Stop() bool {
 	if !t.state.CompareAndSwap(timerPending, timerStopped) {
 		return false
 	}
-	t.rt.Stop()
+	if t.rt != nil {
+		t.rt.Stop()
+	}
 	return true
 }
