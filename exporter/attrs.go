@@ -55,6 +55,11 @@ type targetAttrs struct {
 	drops        map[probe.DropReason]metric.MeasurementOption
 	states       map[probe.TargetState]metric.MeasurementOption
 	targetKeyVal attribute.KeyValue
+	// genAIRec and targetRec are genAI and target as the options of a
+	// histogram's Record, targetAdd target as those of a counter's Add,
+	// built once.
+	genAIRec, targetRec []metric.RecordOption
+	targetAdd           []metric.AddOption
 }
 
 // requestKey identifies one series of llmprober.requests.
@@ -87,6 +92,8 @@ func newTargetAttrs(t Target) *targetAttrs {
 		states:      map[probe.TargetState]metric.MeasurementOption{},
 	}
 	a.genAI = opt(a.genAIBase...)
+	a.genAIRec, a.targetRec = []metric.RecordOption{a.genAI}, []metric.RecordOption{a.target}
+	a.targetAdd = []metric.AddOption{a.target}
 	a.tokens[0] = opt(append(a.genAIBase, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput)))...)
 	a.tokens[1] = opt(append(a.genAIBase, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput)))...)
 	for _, p := range phases {

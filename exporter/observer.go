@@ -235,7 +235,7 @@ func (o *Observer) Close() error {
 // Scheduled implements probe.Observer.
 func (o *Observer) Scheduled(target string) {
 	if ts := o.state(target); ts != nil {
-		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.target)
+		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.targetAdd...)
 		ts.count(func(p *ProbeCounts) { p.Scheduled++ })
 	}
 }
@@ -251,7 +251,7 @@ func (o *Observer) Dropped(target string, reason probe.DropReason) {
 // Started implements probe.Observer.
 func (o *Observer) Started(target string) {
 	if ts := o.state(target); ts != nil {
-		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.target)
+		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.targetAdd...)
 		ts.count(func(p *ProbeCounts) { p.Sent++ })
 	}
 }
@@ -284,7 +284,7 @@ func (o *Observer) Finished(rec *probe.Record) {
 		return
 	}
 	ctx := context.Background()
-	o.inst.inFlight.Add(ctx, -1, ts.attrs.target)
+	o.inst.inFlight.Add(ctx, -1, ts.attrs.targetAdd...)
 	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
 	o.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
 	o.recordLatencies(ctx, ts, rec)
@@ -300,10 +300,12 @@ func (o *Observer) Finished(rec *probe.Record) {
 	ts.recent.push(summary)
 }
 
-// record adds d in seconds to h when ok.
-func record(ctx context.Context, h metric.Float64Histogram, d time.Duration, ok bool, o metric.RecordOption) {
+// record adds d in seconds to h with opts when ok. opts is a slice so that
+// a precomputed one (targetAttrs.genAIRec, targetRec) is passed without an
+// allocation per measurement.
+func record(ctx context.Context, h metric.Float64Histogram, d time.Duration, ok bool, opts []metric.RecordOption) {
 	if ok {
-		h.Record(ctx, d.Seconds(), o)
+		h.Record(ctx, d.Seconds(), opts...)
 	}
 }
 
@@ -313,10 +315,10 @@ func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, streamed boo
 	switch rec.Outcome {
 	case probe.Errored:
 		d, ok := rec.Duration()
-		record(ctx, o.inst.opDuration, d, ok, a.genAIErrorOpt(rec.ErrorType))
+		record(ctx, o.inst.opDuration, d, ok, []metric.RecordOption{a.genAIErrorOpt(rec.ErrorType)})
 	case probe.Successful:
 		d, ok := rec.Duration()
-		record(ctx, o.inst.opDuration, d, ok, a.genAI)
+		record(ctx, o.inst.opDuration, d, ok, a.genAIRec)
 		if rec.PromptTokensFrom != probe.TokensUnknown {
 			o.inst.tokenUsage.Record(ctx, int64(rec.PromptTokens), a.tokens[0])
 		}
@@ -332,8 +334,8 @@ func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, streamed boo
 // recordChunks records time to first chunk and every gap between consecutive chunks.
 func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TimeToFirstChunk()
-	record(ctx, o.inst.ttfc, d, ok, a.genAI)
-	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, o.inst.tpoc, d, true, a.genAI) })
+	record(ctx, o.inst.ttfc, d, ok, a.genAIRec)
+	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, o.inst.tpoc, d, true, a.genAIRec) })
 }
 
 // recordLatencies records the reference's per-request quantities: dispatch
@@ -347,7 +349,7 @@ func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *pr
 	a, t := ts.attrs, &ts.target
 	if !t.ClosedLoop {
 		d, ok := rec.DispatchDelay()
-		record(ctx, o.inst.dispatchDelay, d, ok, a.target)
+		record(ctx, o.inst.dispatchDelay, d, ok, a.targetRec)
 		if t.Conversations {
 			o.recordTurnDelays(ctx, a, rec)
 		}
@@ -357,23 +359,23 @@ func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *pr
 	}
 	if t.Stream {
 		d, ok := rec.TTFT()
-		record(ctx, o.inst.ttft, d, ok, a.target)
+		record(ctx, o.inst.ttft, d, ok, a.targetRec)
 		d, ok = rec.TTFOT()
-		record(ctx, o.inst.ttfot, d, ok, a.target)
+		record(ctx, o.inst.ttfot, d, ok, a.targetRec)
 		d, ok = rec.ITL()
-		record(ctx, o.inst.itl, d, ok, a.target)
+		record(ctx, o.inst.itl, d, ok, a.targetRec)
 	}
 	d, ok := rec.TPOT()
-	record(ctx, o.inst.tpot, d, ok, a.target)
+	record(ctx, o.inst.tpot, d, ok, a.targetRec)
 	if !t.ClosedLoop {
 		d, ok = rec.ScheduledLatency()
-		record(ctx, o.inst.scheduledLatency, d, ok, a.target)
+		record(ctx, o.inst.scheduledLatency, d, ok, a.targetRec)
 	}
 	if t.kind().roundTrips {
 		d, ok = rec.TimeToLastRoundTrip()
-		record(ctx, o.inst.lastRoundTrip, d, ok, a.target)
+		record(ctx, o.inst.lastRoundTrip, d, ok, a.targetRec)
 		d, ok = rec.AverageRTT()
-		record(ctx, o.inst.averageRTT, d, ok, a.target)
+		record(ctx, o.inst.averageRTT, d, ok, a.targetRec)
 	}
 }
 
@@ -390,7 +392,7 @@ func (o *Observer) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.
 		{phaseFirstByte, rec.RequestStart, h.FirstByte},
 	} {
 		if !p.start.IsZero() && !p.end.IsZero() {
-			record(ctx, o.inst.phase, p.end.Sub(p.start), true, a.phases[p.name])
+			record(ctx, o.inst.phase, p.end.Sub(p.start), true, []metric.RecordOption{a.phases[p.name]})
 		}
 	}
 }

@@ -50,9 +50,9 @@ var _ probe.SchedulerObserver = (*Observer)(nil)
 // defined: requests with an arrival schedule, whatever their outcome.
 func (o *Observer) recordTurnDelays(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TurnPredecessorDelay()
-	record(ctx, o.inst.turns.predecessor, d, ok, a.target)
+	record(ctx, o.inst.turns.predecessor, d, ok, a.targetRec)
 	d, ok = rec.TurnSchedulingDelay()
-	record(ctx, o.inst.turns.scheduling, d, ok, a.target)
+	record(ctx, o.inst.turns.scheduling, d, ok, a.targetRec)
 }
 
 // GenerationDelay implements probe.SchedulerObserver; it records only for
