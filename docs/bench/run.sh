@@ -10,6 +10,7 @@
 #   RUNS       which runs at each rate (default "llmprober-non-streamed vegeta
 #              llmprober-streamed"); e.g. RUNS=llmprober-streamed RATES="300 500 700"
 #              looks for the highest streamed rate kept
+#   REPEAT     how many times each run is repeated, back to back (default 1)
 #   DURATION   how long each run sends               (default 10s)
 #   PAUSE      seconds of rest between runs          (default 5)
 #   MAX_LOAD   if set, wait (at most 10 min) before each run until the 1-minute
@@ -25,6 +26,7 @@ set -euo pipefail
 RATES=${RATES:-"100 1000 5000"}
 RUNS=${RUNS:-"llmprober-non-streamed vegeta llmprober-streamed"}
 DURATION=${DURATION:-10s}
+REPEAT=${REPEAT:-1}
 PAUSE=${PAUSE:-5}
 MAX_LOAD=${MAX_LOAD:-}
 PIN=${PIN:-0}
@@ -139,8 +141,9 @@ measure() {
 	awk -v a="$busy1" -v b="$busy0" 'BEGIN { printf "%.3f\n", a - b }' >"$OUT/$name.busy"
 }
 
+# run_llmprober RATE MODE I: the I-th llmprober bench run at RATE.
 run_llmprober() {
-	local rate=$1 mode=$2 name=llmprober-$2-$1
+	local rate=$1 mode=$2 name=llmprober-$2-$1-$3
 	local flags=()
 	[[ $mode == streamed ]] && flags=(--stream)
 	measure "$name" "$OUT/llmprober" bench --target-url "$BASE" --model sim-model --rate "$rate" \
@@ -148,8 +151,9 @@ run_llmprober() {
 		"${flags[@]}" --json >"$OUT/$name.json"
 }
 
+# run_vegeta RATE I: the I-th vegeta run at RATE.
 run_vegeta() {
-	local rate=$1 name=vegeta-non-streamed-$1
+	local rate=$1 name=vegeta-non-streamed-$1-$2
 	measure "$name" sh -c "'$BENCH_CACHE/bin/vegeta' attack -rate='$rate/1s' -duration='$DURATION' \
 		-timeout=30s -targets='$OUT/targets.txt' >'$OUT/$name.bin'"
 	"$BENCH_CACHE/bin/vegeta" report -type=json "$OUT/$name.bin" >"$OUT/$name.json"
@@ -184,6 +188,29 @@ row() {
 	}'
 }
 
+# cpu_per_request NAME: CPU ms per request sent of the run NAME.
+cpu_per_request() {
+	local sent
+	read -r user sys _ <"$OUT/$1.time"
+	if [[ $1 == vegeta-* ]]; then sent=$(jq .requests "$OUT/$1.json"); else sent=$(jq .sent "$OUT/$1.json"); fi
+	awk -v u="$user" -v s="$sys" -v n="$sent" 'BEGIN { printf "%.4f\n", 1000 * (u + s) / n }'
+}
+
+# ratios prints, per rate and repetition where both ran, llmprober's and
+# vegeta's CPU per non-streamed request and their ratio.
+ratios() {
+	echo "| requested req/s | run | llmprober CPU ms per request | vegeta CPU ms per request | llmprober ÷ vegeta |"
+	echo "|---|---|---|---|---|"
+	for rate in $RATES; do
+		for i in $(seq "$REPEAT"); do
+			local a=llmprober-non-streamed-$rate-$i b=vegeta-non-streamed-$rate-$i
+			[[ -f $OUT/$a.time && -f $OUT/$b.time ]] || continue
+			awk -v r="$rate" -v i="$i" -v x="$(cpu_per_request "$a")" -v y="$(cpu_per_request "$b")" \
+				'BEGIN { printf "| %d | %d | %.4f | %.4f | %.2f |\n", r, i, x, y, x / y }'
+		done
+	done
+}
+
 machine() {
 	echo "- cores: $(nproc); CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 	echo "- memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
@@ -200,18 +227,20 @@ main() {
 	start_sim
 	local rows=()
 	for rate in $RATES; do
-		for run in $RUNS; do
-			case $run in
-			llmprober-non-streamed | llmprober-streamed)
-				run_llmprober "$rate" "${run#llmprober-}"
-				rows+=("$(row "$run-$rate" llmprober "${run#llmprober-}" "$rate")")
-				;;
-			vegeta)
-				run_vegeta "$rate"
-				rows+=("$(row "vegeta-non-streamed-$rate" vegeta non-streamed "$rate")")
-				;;
-			*) echo "unknown run $run" >&2; exit 2 ;;
-			esac
+		for i in $(seq "$REPEAT"); do
+			for run in $RUNS; do
+				case $run in
+				llmprober-non-streamed | llmprober-streamed)
+					run_llmprober "$rate" "${run#llmprober-}" "$i"
+					rows+=("$(row "$run-$rate-$i" llmprober "${run#llmprober-}" "$rate")")
+					;;
+				vegeta)
+					run_vegeta "$rate" "$i"
+					rows+=("$(row "vegeta-non-streamed-$rate-$i" vegeta non-streamed "$rate")")
+					;;
+				*) echo "unknown run $run" >&2; exit 2 ;;
+				esac
+			done
 		done
 	done
 	stop_sim
@@ -221,6 +250,8 @@ main() {
 		echo "| tool | mode | requested req/s | achieved req/s | rate error % | dispatch delay p50 / p99 / max ms | latency p50 / p99 ms | CPU s | CPU s per 1000 req | peak RSS MiB | sim CPU % | others' CPU % | errors | load before |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${rows[@]}"
+		echo
+		ratios
 	} | tee "$OUT/results.md"
 	log "results in $OUT"
 }
