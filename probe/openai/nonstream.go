@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,20 +23,20 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
 	data = probe.TrimBOM(data)
-	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	c, err := decodeChunk(data)
+	if err != nil {
 		if startOf(bytes.TrimLeft(data, " \t\r\n")) == bodySSE {
 			return probe.Failf(probe.ErrorProtocol, "server ignored stream: false: the body is SSE, not JSON")
 		}
 		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))
 	}
-	if e, ok := c.serverError(data); ok {
-		return serverFailure(probe.ErrorProtocol, "error in response", e)
+	if c.failed {
+		return serverFailure(probe.ErrorProtocol, "error in response", c.err)
 	}
-	if len(c.Choices) == 0 {
+	if c.choices == 0 {
 		return probe.Failf(probe.ErrorProtocol, "response has no choices")
 	}
-	x.rec.OutputSeen, _ = c.kinds()
-	c.report(&x.usage)
+	x.rec.OutputSeen = c.token
+	c.usage.apply(&x.usage)
 	return nil
 }
