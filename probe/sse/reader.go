@@ -199,7 +199,7 @@ func (r *Reader) scan() (line []byte, ok bool, err error) {
 		}
 	}
 	chunk := r.buf[r.start:r.end]
-	i := bytes.IndexAny(chunk, "\r\n")
+	i := lineEnd(chunk)
 	if i < 0 {
 		if len(r.line)+len(chunk) > r.max {
 			return nil, false, r.tooLarge("line")
@@ -219,6 +219,19 @@ func (r *Reader) scan() (line []byte, ok bool, err error) {
 	line = append(r.line, chunk[:i]...)
 	r.line = line[:0]
 	return line, true, nil
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	before := b
+	if lf >= 0 {
+		before = b[:lf]
+	}
+	if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
 }
 
 // finish is called when the buffer is used up and the underlying reader has
