@@ -58,7 +58,7 @@ func decodeChunk(data []byte) (decoded, error) {
 	w := walkers.Get().(*walker)
 	var d decoded
 	ok := w.chunk(data, &d)
-	w.reset(nil) // keep no reference to data in the pool
+	w.Reset(nil) // keep no reference to data in the pool
 	walkers.Put(w)
 	if ok {
 		return d, nil
