@@ -23,15 +23,24 @@ func Truthy(raw json.RawMessage) bool {
 		return true
 	case '"':
 		return !bytes.Equal(raw, []byte(`""`))
-	case '[':
-		var a []json.RawMessage
-		return json.Unmarshal(raw, &a) != nil || len(a) > 0
-	case '{':
-		var m map[string]json.RawMessage
-		return json.Unmarshal(raw, &m) != nil || len(m) > 0
+	case '[', '{':
+		return !emptyComposite(raw) // one that is not valid JSON is set
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	return err != nil || f != 0
+}
+
+// emptyComposite reports whether raw, which begins with [ or {, is an
+// empty JSON array or object: its closing bracket, with nothing but JSON
+// white space before it. Any other such text is a non-empty array or
+// object, or not JSON.
+func emptyComposite(raw []byte) bool {
+	closing := byte(']')
+	if raw[0] == '{' {
+		closing = '}'
+	}
+	inner := bytes.TrimLeft(raw[1:], " \t\r\n")
+	return len(inner) == 1 && inner[0] == closing
 }
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.

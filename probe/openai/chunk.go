@@ -140,15 +140,22 @@ func isErrorKind(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &s) == nil && s == "error"
 }
 
-// report passes the chunk's usage report, if any, to u.
-func (c *chunk) report(u *probe.Usage) {
+// usageReport reads the chunk's usage member.
+func (c *chunk) usageReport() usageReport {
 	if !present(c.Usage) {
-		return
+		return usageReport{}
 	}
 	var r usage
 	if json.Unmarshal(c.Usage, &r) != nil {
-		u.Malformed()
-		return
+		return usageReport{state: usageMalformed}
 	}
-	u.Report(r.PromptTokens, r.CompletionTokens)
+	return usageReport{state: usageGiven, prompt: r.PromptTokens, completion: r.CompletionTokens}
+}
+
+// decoded reads the chunk (data, decoded into c).
+func (c *chunk) decoded(data []byte) decoded {
+	d := decoded{choices: len(c.Choices), listed: c.Choices != nil, finished: c.finished(), usage: c.usageReport()}
+	d.token, d.visible = c.kinds()
+	d.err, d.failed = c.serverError(data)
+	return d
 }

@@ -35,27 +35,31 @@ func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 const fuzzSecret = "sk-fuzz-secret"
 
+// responseSeeds are bodies of every shape, streamed and whole, for the
+// fuzzers.
+var responseSeeds = []string{
+	chatDelta(`{"role":"assistant"}`) + content("a") + data(`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}`) + done,
+	data(`{"choices":[{"text":"x","finish_reason":"stop"}]}`),
+	data(`{"error":{"message":"` + fuzzSecret + `"}}`),
+	"event: error\ndata: " + fuzzSecret + "\n\n",
+	`{"choices":[{"message":{"content":"hi"}}],"usage":{"completion_tokens":3}}`,
+	`{"error":"x"}`,
+	"data: {\"choices\":[{\"delta\":{\"tool_calls\":[1]}}]}\r\n\r\ndata: [DONE]",
+	// Heartbeats, non-standard fields, content parts, odd usage.
+	"data:\n\ndata: \n\ndata: : keepalive\n\n: ping\n\nevent: ping\n\n" + content("a") + done,
+	"error: {\"code\":400,\"message\":\"" + fuzzSecret + "\"}\n\ndata: [DONE]\n\n",
+	"event: error\n\n" + data(`{"type":"error","message":"m","code":"c"}`) + data(`{"object":"error","code":500}`),
+	chatDelta(`{"content":[{"type":"text","text":"a"},{"type":"image_url"}]}`) + data(`{"choices":[],"usage":{"completion_tokens":9223372036854775807,"prompt_tokens":-1}}`) + done,
+	data(`{"choices":[{"text":["a"]}],"usage":"n/a"}`) + data(`{}`) + done,
+	`{"choices":[{"message":{"content":[{"text":{"value":"v"}}],"refusal":null}}],"usage":{"completion_tokens":1e30}}`,
+	// Falsy and choice errors, bare reports, byte order marks, sniffed starts, typed codes.
+	"\xef\xbb\xbf" + data(`{"choices":[{"delta":{"content":"a"},"error":{}}],"error":false}`) + data(`{"choices":[{"finish_reason":"error"}]}`),
+	"\n\nda" + "ta: " + `{"detail":[1]}` + "\n\n" + data(`{"message":"m","code":{"k":"`+fuzzSecret+`"}}`),
+	"\xef\xbb\xbf" + `{"choices":[{"text":"a","error":0}],"usage":{"completion_tokens":2}}`,
+}
+
 func FuzzResponse(f *testing.F) {
-	seeds := []string{
-		chatDelta(`{"role":"assistant"}`) + content("a") + data(`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}`) + done,
-		data(`{"choices":[{"text":"x","finish_reason":"stop"}]}`),
-		data(`{"error":{"message":"` + fuzzSecret + `"}}`),
-		"event: error\ndata: " + fuzzSecret + "\n\n",
-		`{"choices":[{"message":{"content":"hi"}}],"usage":{"completion_tokens":3}}`,
-		`{"error":"x"}`,
-		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[1]}}]}\r\n\r\ndata: [DONE]",
-		// Heartbeats, non-standard fields, content parts, odd usage.
-		"data:\n\ndata: \n\ndata: : keepalive\n\n: ping\n\nevent: ping\n\n" + content("a") + done,
-		"error: {\"code\":400,\"message\":\"" + fuzzSecret + "\"}\n\ndata: [DONE]\n\n",
-		"event: error\n\n" + data(`{"type":"error","message":"m","code":"c"}`) + data(`{"object":"error","code":500}`),
-		chatDelta(`{"content":[{"type":"text","text":"a"},{"type":"image_url"}]}`) + data(`{"choices":[],"usage":{"completion_tokens":9223372036854775807,"prompt_tokens":-1}}`) + done,
-		data(`{"choices":[{"text":["a"]}],"usage":"n/a"}`) + data(`{}`) + done,
-		`{"choices":[{"message":{"content":[{"text":{"value":"v"}}],"refusal":null}}],"usage":{"completion_tokens":1e30}}`,
-		// Falsy and choice errors, bare reports, byte order marks, sniffed starts, typed codes.
-		"\xef\xbb\xbf" + data(`{"choices":[{"delta":{"content":"a"},"error":{}}],"error":false}`) + data(`{"choices":[{"finish_reason":"error"}]}`),
-		"\n\nda" + "ta: " + `{"detail":[1]}` + "\n\n" + data(`{"message":"m","code":{"k":"`+fuzzSecret+`"}}`),
-		"\xef\xbb\xbf" + `{"choices":[{"text":"a","error":0}],"usage":{"completion_tokens":2}}`,
-	}
+	seeds := responseSeeds
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), i%2 == 0)
 	}

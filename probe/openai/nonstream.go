@@ -2,10 +2,10 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/llmprober/llmprober/probe"
 )
@@ -15,7 +15,9 @@ import (
 // body that is not JSON but begins like SSE says so: the server streamed
 // although stream was false.
 func (b *Backend) readBody(resp *http.Response, x *exchange) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, b.cfg.MaxBodyBytes+1))
+	r := bodyReaders.Get().(*bodyReader)
+	defer r.put()
+	data, err := r.read(resp.Body, b.cfg.MaxBodyBytes+1)
 	if err != nil {
 		return fmt.Errorf("could not read response: %w", err)
 	}
@@ -24,20 +26,52 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 		return probe.Failf(probe.ErrorProtocol, "response body larger than %d bytes", b.cfg.MaxBodyBytes)
 	}
 	data = probe.TrimBOM(data)
-	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	c, err := decodeChunk(data)
+	if err != nil {
 		if startOf(bytes.TrimLeft(data, " \t\r\n")) == bodySSE {
 			return probe.Failf(probe.ErrorProtocol, "server ignored stream: false: the body is SSE, not JSON")
 		}
 		return serverFailure(probe.ErrorProtocol, fmt.Sprintf("could not decode response: %v", err), probe.ParseServerError(data))
 	}
-	if e, ok := c.serverError(data); ok {
-		return serverFailure(probe.ErrorProtocol, "error in response", e)
+	if c.failed {
+		return serverFailure(probe.ErrorProtocol, "error in response", c.err)
 	}
-	if len(c.Choices) == 0 {
+	if c.choices == 0 {
 		return probe.Failf(probe.ErrorProtocol, "response has no choices")
 	}
-	x.rec.OutputSeen, _ = c.kinds()
-	c.report(&x.usage)
+	x.rec.OutputSeen = c.token
+	c.usage.apply(&x.usage)
 	return nil
+}
+
+// bodyReader reads whole responses into a buffer that is reused: nothing
+// of a response is kept once it has been decoded (the failures and
+// ServerError it makes copy what they keep).
+type bodyReader struct {
+	buf bytes.Buffer
+	lim io.LimitedReader
+}
+
+// bodyReaders holds bodyReaders for reuse.
+var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
+
+// maxPooledBody bounds the buffer kept for reuse, in bytes: a larger
+// response's buffer is left to the collector.
+const maxPooledBody = 64 << 10
+
+// read reads body, at most limit bytes of it; data is valid until the next
+// read or put.
+func (r *bodyReader) read(body io.Reader, limit int64) (data []byte, err error) {
+	r.buf.Reset()
+	r.lim = io.LimitedReader{R: body, N: limit}
+	_, err = r.buf.ReadFrom(&r.lim)
+	r.lim.R = nil
+	return r.buf.Bytes(), err
+}
+
+// put returns r to the pool, unless its buffer has grown past maxPooledBody.
+func (r *bodyReader) put() {
+	if r.buf.Cap() <= maxPooledBody {
+		bodyReaders.Put(r)
+	}
 }

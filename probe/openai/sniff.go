@@ -3,7 +3,6 @@ package openai
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 
 	"github.com/llmprober/llmprober/probe"
@@ -86,9 +85,8 @@ func (b *Backend) ignoredStream(body io.Reader) error {
 	}
 	data = probe.TrimBOM(data)
 	var e probe.ServerError
-	var c chunk
-	if json.Unmarshal(data, &c) == nil {
-		e, _ = c.serverError(data)
+	if c, err := decodeChunk(data); err == nil {
+		e = c.err
 	}
 	return serverFailure(probe.ErrorProtocol, "server ignored stream: true: the body is JSON, not SSE", e)
 }

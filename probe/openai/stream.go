@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
@@ -40,7 +39,7 @@ func (b *Backend) readStream(resp *http.Response, x *exchange) error {
 	s := stream{rec: x.rec, usage: &x.usage, maxEvents: b.cfg.MaxEvents}
 	r := sse.NewReader(body, b.cfg.MaxEventBytes)
 	for {
-		ev, err := r.Next()
+		ev, err := r.NextRaw()
 		switch {
 		case errors.Is(err, io.EOF) && s.finished:
 			return nil
@@ -103,7 +102,7 @@ type stream struct {
 // An "error" field (llama.cpp) that is set (errorFieldSet) or an event of
 // type error is a stream error; events of other types are ignored; a
 // message whose data is empty or itself a comment is a heartbeat, skipped.
-func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
+func (s *stream) event(ev sse.RawEvent, now time.Time) (done bool, err error) {
 	if s.events++; s.events > s.maxEvents {
 		return false, probe.Failf(probe.ErrorProtocol, "more than %d events in one stream", s.maxEvents)
 	}
@@ -112,19 +111,19 @@ func (s *stream) event(ev sse.Event, now time.Time) (done bool, err error) {
 	}
 	switch ev.Type {
 	case "error":
-		return false, streamError(probe.ParseServerError([]byte(ev.Data)))
+		return false, streamError(probe.ParseServerError(ev.Data))
 	case "", "message":
 	default:
 		return false, nil
 	}
-	payload := strings.TrimSpace(ev.Data)
+	payload := bytes.TrimSpace(ev.Data)
 	switch {
-	case payload == "" || payload[0] == ':':
+	case len(payload) == 0 || payload[0] == ':':
 		return false, nil
-	case payload == "[DONE]":
+	case string(payload) == "[DONE]":
 		return true, nil
 	}
-	return false, s.chunk(probe.TrimBOM([]byte(ev.Data)), now)
+	return false, s.chunk(probe.TrimBOM(ev.Data), now)
 }
 
 // errorFieldSet reports whether an SSE "error" field reports an error, by
@@ -143,17 +142,16 @@ func errorFieldSet(v string) bool {
 func (s *stream) chunk(data []byte, now time.Time) error {
 	rec := s.rec
 	rec.AddChunk(now)
-	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	c, err := decodeChunk(data)
+	if err != nil {
 		return probe.Failf(probe.ErrorProtocol, "malformed stream chunk: %v", err)
 	}
-	if e, ok := c.serverError(data); ok {
-		return streamError(e)
+	if c.failed {
+		return streamError(c.err)
 	}
-	c.report(s.usage)
-	s.finished = s.finished || c.finished()
-	token, visible := c.kinds()
-	if token {
+	c.usage.apply(s.usage)
+	s.finished = s.finished || c.finished
+	if c.token {
 		rec.Iterations++
 		rec.OutputSeen = true
 		rec.LastToken = now
@@ -161,7 +159,7 @@ func (s *stream) chunk(data []byte, now time.Time) error {
 			rec.FirstToken = now
 		}
 	}
-	if visible && rec.FirstOutputToken.IsZero() {
+	if c.visible && rec.FirstOutputToken.IsZero() {
 		rec.FirstOutputToken = now
 	}
 	return nil

@@ -47,3 +47,37 @@ func BenchmarkStream(b *testing.B) {
 		}
 	}
 }
+
+// wholeBody returns a chat response as the sim sends it, n tokens long.
+func wholeBody(n int) []byte {
+	var content bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&content, " word%d", i)
+	}
+	return fmt.Appendf(nil, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"sim-model",`+
+		`"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"length"}],`+
+		`"usage":{"prompt_tokens":32,"completion_tokens":%d,"total_tokens":%d}}`, content.String(), n, 32+n)
+}
+
+// BenchmarkWholeResponse measures reading one non-streamed chat response
+// of 64 tokens from memory (reading the body, decoding it, usage), as
+// readBody does for every request that is not streamed.
+func BenchmarkWholeResponse(b *testing.B) {
+	body := wholeBody(64)
+	be, err := New(Config{Target: "t1", BaseURL: "http://127.0.0.1:1/v1", API: "chat", Model: "m",
+		Client: http.DefaultClient})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bytes.NewReader(body)
+	resp := &http.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(r)}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Reset(body)
+		x := &exchange{req: &probe.Request{}, rec: be.newRecord(&probe.Request{})}
+		if err := be.readBody(resp, x); err != nil || !x.rec.OutputSeen {
+			b.Fatalf("err %v, output seen %v", err, x.rec.OutputSeen)
+		}
+	}
+}

@@ -10,23 +10,26 @@ import (
 	"github.com/llmprober/llmprober/probe/clock"
 )
 
+// serverEventSeeds are server messages of every shape, for the fuzzers.
+var serverEventSeeds = []string{
+	`{"type":"transcription.delta","delta":"hi"}`,
+	`{"type":"transcription.done","text":"hi","usage":{"prompt_tokens":3,"completion_tokens":1}}`,
+	`{"type":"conversation.item.input_audio_transcription.completed","usage":{"input_tokens":-1,"output_tokens":2}}`,
+	`{"type":"error","error":{"message":"x"}}`, `{"type":"error","error":"x"}`, `{"type":"error","error":7}`,
+	`{"type":"vendor.x"}`, `{"delta":"x"}`, `not json`, `{"type":"transcription.delta","delta":null}`,
+	`{"type":"error","error":"bad audio","code":"invalid_audio"}`, `{"type":"error","code":500}`,
+	`{"type":"conversation.item.input_audio_transcription.failed","error":{"code":"c","message":"m"}}`,
+	`{"type":"transcription.done","text":"whole","usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}}`,
+	`{"type":"transcription.done","text":"","usage":"n/a"}`, `{"type":"transcription.done","usage":{"completion_tokens":2.5}}`,
+	`{"type":"transcription.delta","delta":[{"type":"text","text":"a"},{"text":5}]}`, "\xef\xbb\xbf" + `{"type":"transcription.done","text":[""],"error":{}}`,
+	`{"type":"transcription.done","text":"a","error":{"message":"m","code":{"k":1}}}`,
+}
+
 // FuzzServerEvents feeds arbitrary server messages to the event handling:
 // it never panics, every failure has a type, a token event always has its
 // receive time, and the first token never comes after the last.
 func FuzzServerEvents(f *testing.F) {
-	for _, seed := range []string{
-		`{"type":"transcription.delta","delta":"hi"}`,
-		`{"type":"transcription.done","text":"hi","usage":{"prompt_tokens":3,"completion_tokens":1}}`,
-		`{"type":"conversation.item.input_audio_transcription.completed","usage":{"input_tokens":-1,"output_tokens":2}}`,
-		`{"type":"error","error":{"message":"x"}}`, `{"type":"error","error":"x"}`, `{"type":"error","error":7}`,
-		`{"type":"vendor.x"}`, `{"delta":"x"}`, `not json`, `{"type":"transcription.delta","delta":null}`,
-		`{"type":"error","error":"bad audio","code":"invalid_audio"}`, `{"type":"error","code":500}`,
-		`{"type":"conversation.item.input_audio_transcription.failed","error":{"code":"c","message":"m"}}`,
-		`{"type":"transcription.done","text":"whole","usage":{"input_tokens":9223372036854775807,"output_tokens":1e30}}`,
-		`{"type":"transcription.done","text":"","usage":"n/a"}`, `{"type":"transcription.done","usage":{"completion_tokens":2.5}}`,
-		`{"type":"transcription.delta","delta":[{"type":"text","text":"a"},{"text":5}]}`, "\xef\xbb\xbf" + `{"type":"transcription.done","text":[""],"error":{}}`,
-		`{"type":"transcription.done","text":"a","error":{"message":"m","code":{"k":1}}}`,
-	} {
+	for _, seed := range serverEventSeeds {
 		f.Add([]byte(seed), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, text bool) {

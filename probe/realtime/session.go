@@ -200,15 +200,21 @@ func (s *session) next() (serverEvent, error) {
 	return decode(mt, data)
 }
 
-// decode parses one server message of WebSocket message type mt.
+// decode parses one server message of WebSocket message type mt: by a
+// walk of its tokens (walkEvent), else, when the walk cannot be sure of
+// it, by encoding/json, whose error stands.
 func decode(mt int, data []byte) (serverEvent, error) {
 	var ev serverEvent
 	if mt != websocket.TextMessage {
 		return ev, probe.Failf(probe.ErrorProtocol, "unexpected binary message of %d bytes", len(data))
 	}
 	data = probe.TrimBOM(data)
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
+	if !walkEvent(data, &ev) {
+		var whole serverEvent // apart from ev, which then stays on the stack
+		if err := json.Unmarshal(data, &whole); err != nil {
+			return whole, probe.Failf(probe.ErrorProtocol, "malformed event: %v", err)
+		}
+		ev = whole
 	}
 	if ev.Type == "" {
 		return ev, probe.Failf(probe.ErrorProtocol, "malformed event: no type")

@@ -7,19 +7,19 @@ var bom = []byte("\xEF\xBB\xBF")
 
 // processLine interprets one line. It reports ok true with the event that a
 // blank line dispatches.
-func (r *Reader) processLine(line []byte) (ev Event, ok bool, err error) {
+func (r *Reader) processLine(line []byte) (ev RawEvent, ok bool, err error) {
 	if r.atStart {
 		r.atStart = false
 		line = bytes.TrimPrefix(line, bom)
 	}
 	if len(line) == 0 {
 		if !r.pending() {
-			return Event{}, false, nil
+			return RawEvent{}, false, nil
 		}
 		return r.dispatch(), true, nil
 	}
 	if line[0] == ':' {
-		return Event{}, false, nil
+		return RawEvent{}, false, nil
 	}
 	field, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -28,18 +28,21 @@ func (r *Reader) processLine(line []byte) (ev Event, ok bool, err error) {
 	}
 	switch string(field) {
 	case "event":
-		r.typ = string(value)
+		if string(value) != r.lastTyp {
+			r.lastTyp = string(value)
+		}
+		r.typ = r.lastTyp
 	case "data":
-		return Event{}, false, r.appendData(value)
+		return RawEvent{}, false, r.appendData(value)
 	case "id":
-		if bytes.IndexByte(value, 0) < 0 {
+		if bytes.IndexByte(value, 0) < 0 && string(value) != r.id {
 			r.id = string(value)
 		}
 	case "retry":
 	default:
-		return Event{}, false, r.appendExtra(field, value)
+		return RawEvent{}, false, r.appendExtra(field, value)
 	}
-	return Event{}, false, nil
+	return RawEvent{}, false, nil
 }
 
 // pending reports whether a blank line would dispatch an event: it has
@@ -82,8 +85,9 @@ func (r *Reader) appendExtra(field, value []byte) error {
 }
 
 // dispatch returns the pending event and clears it (the ID carries over).
-func (r *Reader) dispatch() Event {
-	ev := Event{Type: r.typ, Data: string(r.data), ID: r.id, Extra: r.extra}
+// Its data is r.data, valid until the next line is appended.
+func (r *Reader) dispatch() RawEvent {
+	ev := RawEvent{Type: r.typ, Data: r.data, ID: r.id, Extra: r.extra}
 	r.data, r.hasData, r.typ, r.extra, r.size = r.data[:0], false, "", nil, 0
 	return ev
 }

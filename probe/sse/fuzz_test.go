@@ -48,6 +48,10 @@ func FuzzReader(f *testing.F) {
 		if total > len(input) {
 			t.Fatalf("events carry %d data bytes, more than the %d input bytes", total, len(input))
 		}
+		raw, rawErr := readRaw(NewReader(bytes.NewReader(input), maxBytes))
+		if errors.Is(rawErr, io.EOF) != errors.Is(wantErr, io.EOF) || !equalEvents(raw, want) {
+			t.Fatalf("NextRaw: events = %+v, %v; want %+v, %v", raw, rawErr, want, wantErr)
+		}
 		others := map[string]io.Reader{
 			"one byte": iotest.OneByteReader(bytes.NewReader(input)),
 			"chunks":   &chunkReader{data: input, size: 1 + int(chunk)%16},

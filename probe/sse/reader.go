@@ -60,8 +60,30 @@ type Field struct {
 
 // Lookup returns the value of the event's first non-standard field called
 // name, and whether there was one.
-func (e Event) Lookup(name string) (string, bool) {
-	for _, f := range e.Extra {
+func (e Event) Lookup(name string) (string, bool) { return lookup(e.Extra, name) }
+
+// RawEvent is one dispatched event as Reader.NextRaw returns it: an Event
+// whose Data is a view of the reader's buffer instead of a copy.
+type RawEvent struct {
+	// Type is the event type from the "event" field; empty means "message".
+	Type string
+	// Data is the event's data lines joined with "\n"; it may be empty. It
+	// is valid until the next call of Next or NextRaw, and must not be
+	// changed.
+	Data []byte
+	// ID is the last event ID seen so far in the stream (see Event.ID).
+	ID string
+	// Extra holds the event's non-standard fields (see Event.Extra).
+	Extra []Field
+}
+
+// Lookup returns the value of the event's first non-standard field called
+// name, and whether there was one.
+func (e RawEvent) Lookup(name string) (string, bool) { return lookup(e.Extra, name) }
+
+// lookup returns the value of the first field of extra called name.
+func lookup(extra []Field, name string) (string, bool) {
+	for _, f := range extra {
 		if f.Name == name {
 			return f.Value, true
 		}
@@ -85,6 +107,7 @@ type Reader struct {
 	data    []byte  // data lines of the pending event, joined with '\n'
 	hasData bool    // at least one data line is pending
 	typ     string  // pending event type
+	lastTyp string  // the last event type read, reused while it repeats
 	extra   []Field // pending non-standard fields
 	size    int     // bytes of the pending data and non-standard values
 	id      string  // last event ID
@@ -104,8 +127,20 @@ func NewReader(r io.Reader, maxEventBytes int) *Reader {
 // io.EOF; a failed read of the underlying reader is returned wrapped, and an
 // over-long event as ErrEventTooLarge. After an error every call returns it again.
 func (r *Reader) Next() (Event, error) {
+	ev, err := r.NextRaw()
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Type: ev.Type, Data: string(ev.Data), ID: ev.ID, Extra: ev.Extra}, nil
+}
+
+// NextRaw is Next without copying the event's data: the RawEvent's Data is
+// valid until the next call of Next or NextRaw. An event whose lines all
+// arrived in the buffer costs no allocation, unless it has non-standard
+// fields, or a type or an ID other than the event's before it.
+func (r *Reader) NextRaw() (RawEvent, error) {
 	if r.err != nil {
-		return Event{}, r.err
+		return RawEvent{}, r.err
 	}
 	for {
 		line, err := r.readLine()
@@ -115,12 +150,12 @@ func (r *Reader) Next() (Event, error) {
 		}
 		if err != nil {
 			r.err = err
-			return Event{}, err
+			return RawEvent{}, err
 		}
 		ev, ok, err := r.processLine(line)
 		if err != nil {
 			r.err = err
-			return Event{}, err
+			return RawEvent{}, err
 		}
 		if ok {
 			return ev, nil
@@ -164,7 +199,7 @@ func (r *Reader) scan() (line []byte, ok bool, err error) {
 		}
 	}
 	chunk := r.buf[r.start:r.end]
-	i := bytes.IndexAny(chunk, "\r\n")
+	i := lineEnd(chunk)
 	if i < 0 {
 		if len(r.line)+len(chunk) > r.max {
 			return nil, false, r.tooLarge("line")
@@ -184,6 +219,19 @@ func (r *Reader) scan() (line []byte, ok bool, err error) {
 	line = append(r.line, chunk[:i]...)
 	r.line = line[:0]
 	return line, true, nil
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	before := b
+	if lf >= 0 {
+		before = b[:lf]
+	}
+	if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
 }
 
 // finish is called when the buffer is used up and the underlying reader has
