@@ -90,7 +90,7 @@ func (s *Store) captureBy(n int, read func(r *ring, i int) gathered) (c capture,
 			c.views[i] = view{n: -1}
 			continue
 		}
-		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seen}
+		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seenCounts()}
 		sl.shared = true
 		if sl.dirty {
 			c.dirty = append(c.dirty, i)
@@ -179,7 +179,7 @@ func (r *ring) fill(g *gathered) {
 		if sl.total() > 0 {
 			from := len(slo)
 			slo = append(slo, sl.slo...)
-			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seen, slo: slo[from:len(slo):len(slo)]})
+			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seenCounts(), slo: slo[from:len(slo):len(slo)]})
 		}
 		if g.approximate && sl.ev != nil {
 			g.ev.merge(sl.ev)

@@ -1,37 +1,59 @@
 package window
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
 
 // slot is one time bucket of a ring: the records that ended in it (all of
 // them, or a uniform sample once it overflows) and the aggregates of the
-// records that left a sample whose deciding event fell in it.
+// records that left a sample whose deciding event fell in it. Its counts
+// are 32-bit, saturating (a bucket lasts at most a few seconds), so that a
+// slot takes 96 bytes: a store keeps 722 of them whatever its rate.
 type slot struct {
 	// n is the absolute bucket number held; -1 when the slot is unused.
 	n int64
 	// seen counts the records that ended in the bucket, by status.
-	seen [numStatuses]int64
-	// kept is the sample: every record until more than k ended here.
-	kept []entry
+	seen [numStatuses]int32
 	// shared is set while a snapshot may read kept: it is copied before
 	// an element is replaced.
 	shared bool
 	// dirty is set when kept changed (or the slot was recycled) since the
 	// store's index last read it.
 	dirty bool
+	// kept is the sample: every record until more than k ended here.
+	kept []entry
 	// ev aggregates evicted records by event time; nil when none.
 	ev *aggregates
 	// slo counts the verdicts of every record that ended in the bucket,
 	// one per objective set.
 	slo []sloCount
 	// probes counts the scheduler's events in the bucket.
-	probes Probes
+	probes slotProbes
+}
+
+// slotProbes are a slot's counts of the scheduler's events (see Probes):
+// dropped is nil until a drop, then one count per probe.DropReasons.
+type slotProbes struct {
+	scheduled, sent int32
+	dropped         *[]int64
+}
+
+// incr adds one to a slot's count, saturating.
+func incr(n *int32) {
+	if *n < math.MaxInt32 {
+		*n++
+	}
+}
+
+// seenCounts returns the records that ended in the bucket, by status.
+func (s *slot) seenCounts() [numStatuses]int64 {
+	return [numStatuses]int64{int64(s.seen[0]), int64(s.seen[1]), int64(s.seen[2])}
 }
 
 // total returns the number of records that ended in the bucket.
-func (s *slot) total() int64 { return s.seen[0] + s.seen[1] + s.seen[2] }
+func (s *slot) total() int64 { return int64(s.seen[0]) + int64(s.seen[1]) + int64(s.seen[2]) }
 
 // overflowed reports whether the bucket keeps only a sample.
 func (s *slot) overflowed() bool { return s.total() > int64(len(s.kept)) }
@@ -65,7 +87,7 @@ func (a *aggregates) merge(o *aggregates) {
 // [n·width, (n+1)·width) from the origin; slot n mod nslots holds it while
 // it is recent. The slots are allocated in chunks of slotChunk as buckets
 // first reach them, so a store that has not yet run for its longest window
-// holds only the slots it used (a slot costs 136 bytes, 98 kB for 722).
+// holds only the slots it used (a slot costs 96 bytes, 69 kB for 722).
 type ring struct {
 	origin time.Time
 	width  int64 // ns
@@ -77,9 +99,9 @@ type ring struct {
 	nobj   int // objective sets
 }
 
-// slotChunk is the number of slots allocated at once: 30 slots take
-// 4080 bytes, a whole size class of the Go allocator (4096).
-const slotChunk = 30
+// slotChunk is the number of slots allocated at once: 32 slots take
+// 3072 bytes, a whole size class of the Go allocator.
+const slotChunk = 32
 
 // newRing returns an empty ring whose buckets cover longest with room for
 // its misalignment on the grid.
@@ -166,7 +188,7 @@ func (r *ring) add(e entry) {
 	if s == nil {
 		return
 	}
-	s.seen[e.status]++
+	incr(&s.seen[e.status])
 	s.dirty = true
 	countSLO(s.slo, &e)
 	if len(s.kept) < r.k {
