@@ -145,6 +145,7 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	c, gs := s.capture(now, ws)
+	defer c.release()
 	if c.ok {
 		ix.update(c.views, c.dirty, c.origin, c.width)
 	}
@@ -177,6 +178,7 @@ func (s *Store) SnapshotSpan(from, end, now time.Time) *Snapshot {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	c, gs := s.captureBy(1, func(r *ring, _ int) gathered { return r.gatherSpan(from, end, now) })
+	defer c.release()
 	if c.ok {
 		ix.update(c.views, c.dirty, c.origin, c.width)
 	}

@@ -73,9 +73,11 @@
 // the index as spare room: about 270 bytes for a streamed request (the
 // heap a store keeps per record measures about 290 with its buckets'
 // share, and a test holds it to at most 300), about 29 MB at the default
-// cap. Besides, a target keeps about 70 kB of buckets, 24 bytes per
-// bucket and objective set for the verdict counts (69 kB with 4 sets) and,
-// once buckets overflow, up to 1.5 MB of aggregates.
+// cap. Besides, a target keeps 69 kB of buckets (96 bytes each, allocated
+// 32 at a time as time first reaches them, so a store younger than its
+// longest window holds only those it used), 24 bytes per bucket and
+// objective set for the verdict counts (69 kB with 4 sets) and, once
+// buckets overflow, up to 1.5 MB of aggregates.
 //
 // While none of the buckets a window reads has overflowed, every figure is
 // exact and computed from the records with the exact bounds [now − W, now].

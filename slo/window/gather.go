@@ -2,6 +2,7 @@ package window
 
 import (
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -68,7 +69,9 @@ func (s *Store) capture(now time.Time, ws []time.Duration) (c capture, gs []gath
 }
 
 // captureBy reads the store for n windows, window i as read(ring, i)
-// returns it, as capture does.
+// returns it, as capture does. The capture's dirty list is the index's
+// buffer (the index's mutex must be held while the capture is used) and
+// its views a pooled one, for c.release.
 func (s *Store) captureBy(n int, read func(r *ring, i int) gathered) (c capture, gs []gathered) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,20 +83,49 @@ func (s *Store) captureBy(n int, read func(r *ring, i int) gathered) (c capture,
 		return c, gs
 	}
 	c.ok, c.origin, c.width = true, r.origin, r.width
-	c.views = make([]view, len(r.slots))
-	for i := range r.slots {
-		sl := &r.slots[i]
-		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seen}
+	c.views, c.dirty = getViews(r.nslots), s.index.dirty[:0]
+	for i := range r.nslots {
+		sl := r.slot(i)
+		if sl == nil {
+			c.views[i] = view{n: -1}
+			continue
+		}
+		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seenCounts()}
 		sl.shared = true
 		if sl.dirty {
 			c.dirty = append(c.dirty, i)
 			sl.dirty = false
 		}
 	}
+	s.index.dirty = c.dirty
 	for i := range gs {
 		gs[i] = read(r, i)
 	}
 	return c, gs
+}
+
+// viewsPool holds the buffers of the captures' views, shared between
+// stores: a store at a low rate does not keep one of its own.
+var viewsPool sync.Pool
+
+// getViews returns a buffer of n views.
+func getViews(n int) []view {
+	if p, ok := viewsPool.Get().(*[]view); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]view, n)
+}
+
+// release returns the capture's views to the pool, without the
+// references they hold to the store's records.
+func (c *capture) release() {
+	if c.views == nil {
+		return
+	}
+	clear(c.views)
+	v := c.views[:0]
+	viewsPool.Put(&v)
+	c.views = nil
 }
 
 // gather reads window w at now; ok is false before the measure start. The
@@ -138,13 +170,16 @@ func (r *ring) fill(g *gathered) {
 	}
 	g.final = r.bucket(g.horizon)
 	g.probes = r.probesSince(g.start, g.now)
+	slo := make([]sloCount, 0, int64(r.nobj)*max(g.final-g.first+1, 0)) // the parts' verdict counts
 	for n := g.first; n <= g.final; n++ {
 		sl := r.get(n)
 		if sl == nil {
 			continue
 		}
 		if sl.total() > 0 {
-			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seen, slo: slices.Clone(sl.slo)})
+			from := len(slo)
+			slo = append(slo, sl.slo...)
+			g.parts = append(g.parts, part{n: n, slot: r.slotOf(n), entries: sl.kept, seen: sl.seenCounts(), slo: slo[from:len(slo):len(slo)]})
 		}
 		if g.approximate && sl.ev != nil {
 			g.ev.merge(sl.ev)

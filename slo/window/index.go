@@ -71,6 +71,7 @@ type valueIndex struct {
 	// contains them whole.
 	sums  []slotSums
 	radix []elem // scratch: the other half of a radix sort
+	dirty []int  // scratch: the last capture's dirty slots
 }
 
 // entryValues are one record's values, as values returns them.

@@ -29,6 +29,15 @@ func (p *Probes) DroppedBy(r probe.DropReason) int64 {
 	return 0
 }
 
+// addSlot adds a slot's counts o to p.
+func (p *Probes) addSlot(o *slotProbes) {
+	p.Scheduled += int64(o.scheduled)
+	p.Sent += int64(o.sent)
+	if o.dropped != nil {
+		p.add(&Probes{Dropped: *o.dropped})
+	}
+}
+
 // add adds o to p.
 func (p *Probes) add(o *Probes) {
 	p.Scheduled += o.Scheduled
@@ -68,14 +77,15 @@ func (s *Store) countProbe(target string, ev probeEvent) {
 		return
 	}
 	if !ev.isDrop {
-		sl.probes.Scheduled++
+		incr(&sl.probes.scheduled)
 		return
 	}
-	if sl.probes.Dropped == nil {
-		sl.probes.Dropped = make([]int64, len(probe.DropReasons))
+	if sl.probes.dropped == nil {
+		d := make([]int64, len(probe.DropReasons))
+		sl.probes.dropped = &d
 	}
 	if i := slices.Index(probe.DropReasons, ev.drop); i >= 0 {
-		sl.probes.Dropped[i]++
+		(*sl.probes.dropped)[i]++
 	}
 }
 
@@ -88,7 +98,7 @@ func (r *ring) probesSince(start, now int64) Probes {
 	out := zeroProbes()
 	for n := r.bucket(start); n <= r.bucket(now); n++ {
 		if sl := r.get(n); sl != nil {
-			out.add(&sl.probes)
+			out.addSlot(&sl.probes)
 		}
 	}
 	return out

@@ -1,37 +1,59 @@
 package window
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
 
 // slot is one time bucket of a ring: the records that ended in it (all of
 // them, or a uniform sample once it overflows) and the aggregates of the
-// records that left a sample whose deciding event fell in it.
+// records that left a sample whose deciding event fell in it. Its counts
+// are 32-bit, saturating (a bucket lasts at most a few seconds), so that a
+// slot takes 96 bytes: a store keeps 722 of them whatever its rate.
 type slot struct {
 	// n is the absolute bucket number held; -1 when the slot is unused.
 	n int64
 	// seen counts the records that ended in the bucket, by status.
-	seen [numStatuses]int64
-	// kept is the sample: every record until more than k ended here.
-	kept []entry
+	seen [numStatuses]int32
 	// shared is set while a snapshot may read kept: it is copied before
 	// an element is replaced.
 	shared bool
 	// dirty is set when kept changed (or the slot was recycled) since the
 	// store's index last read it.
 	dirty bool
+	// kept is the sample: every record until more than k ended here.
+	kept []entry
 	// ev aggregates evicted records by event time; nil when none.
 	ev *aggregates
 	// slo counts the verdicts of every record that ended in the bucket,
 	// one per objective set.
 	slo []sloCount
 	// probes counts the scheduler's events in the bucket.
-	probes Probes
+	probes slotProbes
+}
+
+// slotProbes are a slot's counts of the scheduler's events (see Probes):
+// dropped is nil until a drop, then one count per probe.DropReasons.
+type slotProbes struct {
+	scheduled, sent int32
+	dropped         *[]int64
+}
+
+// incr adds one to a slot's count, saturating.
+func incr(n *int32) {
+	if *n < math.MaxInt32 {
+		*n++
+	}
+}
+
+// seenCounts returns the records that ended in the bucket, by status.
+func (s *slot) seenCounts() [numStatuses]int64 {
+	return [numStatuses]int64{int64(s.seen[0]), int64(s.seen[1]), int64(s.seen[2])}
 }
 
 // total returns the number of records that ended in the bucket.
-func (s *slot) total() int64 { return s.seen[0] + s.seen[1] + s.seen[2] }
+func (s *slot) total() int64 { return int64(s.seen[0]) + int64(s.seen[1]) + int64(s.seen[2]) }
 
 // overflowed reports whether the bucket keeps only a sample.
 func (s *slot) overflowed() bool { return s.total() > int64(len(s.kept)) }
@@ -62,31 +84,57 @@ func (a *aggregates) merge(o *aggregates) {
 }
 
 // ring holds the buckets of one store. Bucket n covers the instants
-// [n·width, (n+1)·width) from the origin; slot n mod len(slots) holds it
-// while it is recent.
+// [n·width, (n+1)·width) from the origin; slot n mod nslots holds it while
+// it is recent. The slots are allocated in chunks of slotChunk as buckets
+// first reach them, so a store that has not yet run for its longest window
+// holds only the slots it used (a slot costs 96 bytes, 69 kB for 722).
 type ring struct {
 	origin time.Time
 	width  int64 // ns
 	k      int   // records kept per bucket
-	slots  []slot
-	head   int64 // the newest bucket created
+	nslots int
+	chunks []*[slotChunk]slot // nil until one of its slots is created
+	head   int64              // the newest bucket created
 	rng    *rand.Rand
 	nobj   int // objective sets
 }
+
+// slotChunk is the number of slots allocated at once: 32 slots take
+// 3072 bytes, a whole size class of the Go allocator.
+const slotChunk = 32
 
 // newRing returns an empty ring whose buckets cover longest with room for
 // its misalignment on the grid.
 func newRing(origin time.Time, longest time.Duration, sampleCap, objectives int, seed uint64) *ring {
 	width := max(int64(longest)/Buckets, 1)
 	n := (int64(longest)+width-1)/width + 2
-	r := &ring{
-		origin: origin, width: width, k: max(sampleCap/Buckets, 1),
-		slots: make([]slot, n), head: -1, rng: rand.New(rand.NewPCG(seed, uint64(width))), nobj: objectives,
+	return &ring{
+		origin: origin, width: width, k: max(sampleCap/Buckets, 1), nslots: int(n),
+		chunks: make([]*[slotChunk]slot, (n+slotChunk-1)/slotChunk),
+		head:   -1, rng: rand.New(rand.NewPCG(seed, uint64(width))), nobj: objectives,
 	}
-	for i := range r.slots {
-		r.slots[i].n = -1
+}
+
+// slot returns slot i, or nil when its chunk is not allocated.
+func (r *ring) slot(i int) *slot {
+	c := r.chunks[i/slotChunk]
+	if c == nil {
+		return nil
 	}
-	return r
+	return &c[i%slotChunk]
+}
+
+// allocSlot returns slot i, allocating its chunk (of unused slots).
+func (r *ring) allocSlot(i int) *slot {
+	c := r.chunks[i/slotChunk]
+	if c == nil {
+		c = new([slotChunk]slot)
+		for j := range c {
+			c[j].n = -1
+		}
+		r.chunks[i/slotChunk] = c
+	}
+	return &c[i%slotChunk]
 }
 
 // bucket returns the bucket of instant t (rounding down; negative before
@@ -94,19 +142,19 @@ func newRing(origin time.Time, longest time.Duration, sampleCap, objectives int,
 func (r *ring) bucket(t int64) int64 { return bucketOf(t, r.width) }
 
 // oldest returns the oldest bucket still held.
-func (r *ring) oldest() int64 { return max(r.head-int64(len(r.slots))+1, 0) }
+func (r *ring) oldest() int64 { return max(r.head-int64(r.nslots)+1, 0) }
 
 // slotOf returns the index of the slot that holds bucket n ≥ 0 while it is
 // recent.
-func (r *ring) slotOf(n int64) int { return int(n % int64(len(r.slots))) }
+func (r *ring) slotOf(n int64) int { return int(n % int64(r.nslots)) }
 
 // get returns the slot holding bucket n, or nil.
 func (r *ring) get(n int64) *slot {
 	if n < 0 {
 		return nil
 	}
-	s := &r.slots[r.slotOf(n)]
-	if s.n != n {
+	s := r.slot(r.slotOf(n))
+	if s == nil || s.n != n {
 		return nil
 	}
 	return s
@@ -118,7 +166,7 @@ func (r *ring) create(n int64) *slot {
 	if n < 0 || n < r.oldest() {
 		return nil
 	}
-	s := &r.slots[r.slotOf(n)]
+	s := r.allocSlot(r.slotOf(n))
 	switch {
 	case s.n == n:
 		return s
@@ -140,7 +188,7 @@ func (r *ring) add(e entry) {
 	if s == nil {
 		return
 	}
-	s.seen[e.status]++
+	incr(&s.seen[e.status])
 	s.dirty = true
 	countSLO(s.slo, &e)
 	if len(s.kept) < r.k {

@@ -142,7 +142,7 @@ func (s *Store) Started(target string) {
 	s.running = append(s.running, now)
 	s.hist.started(now)
 	if sl := s.ring.create(s.ring.bucket(sinceOrigin(s.ring.origin, now))); sl != nil {
-		sl.probes.Sent++
+		incr(&sl.probes.sent)
 	}
 }
 
