@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,25 +17,12 @@ import (
 	"github.com/prometheus/common/model"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/testsupport"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testsupport.SyncBuffer
 
 // running is an llmprober started with Run in the test's process.
 type running struct {
@@ -168,29 +152,4 @@ func writeFile(t *testing.T, name, content string) string {
 func isCanceled(err error) bool { return err == nil || errors.Is(err, context.Canceled) }
 
 // rawHTTP serves every connection on a loopback listener with answer.
-func rawHTTP(t *testing.T, answer string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { _ = l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer func() { _ = c.Close() }()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				_, _ = io.WriteString(c, answer)
-			})
-		}
-	})
-	return "http://" + l.Addr().String()
-}
+var rawHTTP = testsupport.RawHTTP

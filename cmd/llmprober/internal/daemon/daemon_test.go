@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/testsupport"
 	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe/realtime"
 	"github.com/llmprober/llmprober/probe/sim"
@@ -27,22 +27,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testsupport.SyncBuffer
 
 // fleet is a configuration of n targets of the simulated endpoint at base,
 // each at rate requests per second.

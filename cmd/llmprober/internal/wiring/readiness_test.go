@@ -1,18 +1,15 @@
 package wiring
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/llmprober/llmprober/cmd/llmprober/internal/testsupport"
 	"github.com/llmprober/llmprober/config"
 )
 
@@ -201,32 +198,7 @@ func TestReadinessRedirectLoop(t *testing.T) {
 }
 
 // rawHTTP serves every connection on a loopback listener with answer.
-func rawHTTP(t *testing.T, answer string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { _ = l.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer func() { _ = c.Close() }()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				_, _ = io.WriteString(c, answer)
-			})
-		}
-	})
-	return "http://" + l.Addr().String()
-}
+var rawHTTP = testsupport.RawHTTP
 
 // The server's status line goes into the check's error redacted of the
 // key and bounded, and a huge one is refused whole.
