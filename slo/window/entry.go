@@ -232,6 +232,50 @@ func values(r *probe.Record) (vs [numMetrics]value, ok [numMetrics]bool) {
 	return vs, ok
 }
 
+// values returns the entry's quantities as values(e.record(origin)) does,
+// by probe's definitions, computed from its offsets without rebuilding the
+// record: what indexing and evicting a record cost is mostly this.
+// TestEntryValuesAsRecord holds the two to the same result.
+func (e *entry) values() (vs [numMetrics]value, ok [numMetrics]bool) {
+	set := func(m Metric, from, to int64, defined bool, w int64) {
+		if defined && w > 0 && from != absent && to != absent {
+			vs[m], ok[m] = value{(time.Duration(to-from) / time.Duration(w)).Seconds(), w}, true
+		}
+	}
+	finished := e.status != uint8(stats.StatusIncomplete)
+	set(RequestLatency, e.start, e.end, finished, 1)
+	set(TTFT, e.start, e.firstToken, true, 1)
+	set(TTFOT, e.start, e.firstOutput, true, 1)
+	set(ITL, e.firstToken, e.last, e.outputTokens >= 2, int64(e.outputTokens)-1)
+	last := e.last
+	if e.flags&flagStream == 0 {
+		last = absent
+		if e.iterations > 0 {
+			last = e.end
+		}
+	}
+	set(TPOT, e.start, last, e.outputTokens >= 1, int64(e.outputTokens))
+	set(DispatchDelay, e.targeted, e.start, true, 1)
+	set(ScheduledLatency, e.targeted, e.end, finished, 1)
+	if e.averageRTT != absent { // the stand-ins of roundTrips
+		at := e.start
+		if e.lastRoundTrip != absent && e.last != absent {
+			at = e.last - e.lastRoundTrip
+		}
+		set(TimeToLastRoundTrip, at, e.last, true, 1)
+		set(AverageRTT, 0, e.averageRTT, true, 1)
+	}
+	count := func(m Metric, n int32, defined bool) {
+		if defined {
+			vs[m], ok[m] = value{float64(n), 1}, true
+		}
+	}
+	count(PromptTokens, e.promptTokens, e.tokenSource(e.promptFrom) != probe.TokensUnknown)
+	count(OutputTokens, e.outputTokens, e.tokenSource(e.outputFrom) != probe.TokensUnknown)
+	count(StreamingIterations, e.iterations, e.flags&flagStream != 0)
+	return vs, ok
+}
+
 // eventTime returns the instant that decides whether metric m of e falls
 // in a window: the window must contain it. Request-level quantities, ITL and
 // TPOT use the end (a finished request's [first token, end] overlaps the

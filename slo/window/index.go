@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"time"
 )
 
 // elem is one defined value of a metric in the index, in 16 bytes: the
@@ -109,9 +108,8 @@ func newSlotSums(entries []entry) slotSums {
 }
 
 // update replaces the values of the slots listed in dirty by those of
-// their records in views; width is the ring's bucket width and origin its
-// origin.
-func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width int64) {
+// their records in views; width is the ring's bucket width.
+func (ix *valueIndex) update(views []view, dirty []int, width int64) {
 	if len(dirty) == 0 {
 		return
 	}
@@ -126,7 +124,7 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 	for _, sl := range dirty {
 		ix.stale[sl] = true
 		ix.sums[sl] = newSlotSums(views[sl].entries)
-		ix.addSlot(views[sl].entries, sl, origin, width)
+		ix.addSlot(views[sl].entries, sl, width)
 	}
 	for m := range ix.sorted {
 		for st := range ix.sorted[m] {
@@ -145,11 +143,10 @@ func (ix *valueIndex) update(views []view, dirty []int, origin time.Time, width 
 
 // addSlot adds the defined values of the records kept in slot sl to the
 // batch.
-func (ix *valueIndex) addSlot(entries []entry, sl int, origin time.Time, width int64) {
+func (ix *valueIndex) addSlot(entries []entry, sl int, width int64) {
 	for pos := range entries {
-		rec := entries[pos].record(origin)
 		var r entryValues
-		r.vs, r.ok = values(&rec)
+		r.vs, r.ok = entries[pos].values()
 		ix.addEntry(&entries[pos], &r, sl, pos, width)
 	}
 }

@@ -233,8 +233,7 @@ func (r *ring) aggregatesAt(t int64) *aggregates {
 // evict folds e's contributions into the aggregates of the buckets of its
 // events.
 func (r *ring) evict(e *entry) {
-	rec := e.record(r.origin)
-	vs, ok := values(&rec)
+	vs, ok := e.values()
 	for m := range numMetrics {
 		if !ok[m] {
 			continue
