@@ -21,6 +21,9 @@ type capture struct {
 	running []time.Time
 	// codes is the store's error code table as of the capture.
 	codes codeTable
+	// differ has the bits of the aliases whose metrics differ in a record
+	// held (slot.differ of every slot).
+	differ uint8
 }
 
 // gathered is what one window reads of a capture.
@@ -91,6 +94,7 @@ func (s *Store) captureBy(n int, read func(r *ring, i int) gathered) (c capture,
 			continue
 		}
 		c.views[i] = view{n: sl.n, entries: sl.kept, seen: sl.seenCounts()}
+		c.differ |= sl.differ
 		sl.shared = true
 		if sl.dirty {
 			c.dirty = append(c.dirty, i)

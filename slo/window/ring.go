@@ -22,6 +22,9 @@ type slot struct {
 	// dirty is set when kept changed (or the slot was recycled) since the
 	// store's index last read it.
 	dirty bool
+	// differ has the bits of the aliases whose metrics differ in a record
+	// that ended in the bucket (entry.differs).
+	differ uint8
 	// kept is the sample: every record until more than k ended here.
 	kept []entry
 	// ev aggregates evicted records by event time; nil when none.
@@ -190,6 +193,7 @@ func (r *ring) add(e entry) {
 	}
 	incr(&s.seen[e.status])
 	s.dirty = true
+	s.differ |= e.differs()
 	countSLO(s.slo, &e)
 	if len(s.kept) < r.k {
 		if len(s.kept) == cap(s.kept) {
@@ -238,8 +242,12 @@ func (r *ring) evict(e *entry) {
 		if !ok[m] {
 			continue
 		}
-		if a := r.aggregatesAt(e.eventTime(Metric(m))); a != nil {
+		t := e.eventTime(Metric(m))
+		if a := r.aggregatesAt(t); a != nil {
 			a.m[m][e.status].add(vs[m].v, vs[m].w)
+			if t > e.end { // a bucket newer than the end's, which outlives it
+				r.get(r.bucket(t)).differ |= e.differs()
+			}
 		}
 	}
 	output, prompt := e.tokens()
