@@ -80,6 +80,9 @@ Environment:
       random UUID per process): the replica identity on /metrics and OTLP.
   OTEL_METRICS_EXPORTER=otlp, OTEL_EXPORTER_OTLP_*
       Also push metrics with OTLP (http/protobuf by default, or grpc).
+  GOGC, GOMEMLIMIT, GOMAXPROCS
+      The Go runtime's settings. Without GOGC, run and demo collect garbage
+      at GOGC=50 (the heap is mostly the windows' bounded records).
 
 Endpoints: / (status page), /targets/NAME, /metrics, /-/healthy, /-/ready,
 /api/v1/targets, /config (the running configuration, secrets redacted),

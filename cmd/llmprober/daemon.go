@@ -63,6 +63,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	if len(cfg.Targets) == 0 {
 		logger.Warn("no target hashes to this shard; serving metrics only", "shard", sf.shard, "shards", sf.shards)
 	}
+	defer daemonGC(environ, logger)()
 	hangup, stopHangup := notifyHangup()
 	defer stopHangup()
 	d, err := daemon.New(ctx, daemon.Options{

@@ -40,7 +40,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer, envir
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	fmt.Fprintf(stdout, "simulated OpenAI-compatible endpoint: %s/v1\n", s.URL())
-	d, err := daemon.New(ctx, daemon.Options{Config: cfg, Logger: wiring.NewLogger(stderr, cfg.LogLevel), Getenv: getenv(environ)})
+	logger := wiring.NewLogger(stderr, cfg.LogLevel)
+	defer daemonGC(environ, logger)()
+	d, err := daemon.New(ctx, daemon.Options{Config: cfg, Logger: logger, Getenv: getenv(environ)})
 	if err != nil {
 		return err
 	}
