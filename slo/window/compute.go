@@ -147,7 +147,7 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 	c, gs := s.capture(now, ws)
 	defer c.release()
 	if c.ok {
-		ix.update(c.views, c.dirty, c.width)
+		ix.update(c.views, c.dirty, c.width, c.differ)
 	}
 	sc := getScratch()
 	defer putScratch(sc)
@@ -180,7 +180,7 @@ func (s *Store) SnapshotSpan(from, end, now time.Time) *Snapshot {
 	c, gs := s.captureBy(1, func(r *ring, _ int) gathered { return r.gatherSpan(from, end, now) })
 	defer c.release()
 	if c.ok {
-		ix.update(c.views, c.dirty, c.width)
+		ix.update(c.views, c.dirty, c.width, c.differ)
 	}
 	sc := getScratch()
 	defer putScratch(sc)

@@ -71,7 +71,15 @@ type valueIndex struct {
 	sums  []slotSums
 	radix []elem // scratch: the other half of a radix sort
 	dirty []int  // scratch: the last capture's dirty slots
+	// derived marks the metrics of aliases the index leaves out: while
+	// no record held differs in one, its values are the other metric's
+	// (see aliases), so that a streamed request held costs 16 bytes less
+	// per such metric.
+	derived [numMetrics]bool
 }
+
+// allMetrics is the mask of every metric.
+const allMetrics = 1<<numMetrics - 1
 
 // entryValues are one record's values, as values returns them.
 type entryValues struct {
@@ -108,9 +116,11 @@ func newSlotSums(entries []entry) slotSums {
 }
 
 // update replaces the values of the slots listed in dirty by those of
-// their records in views; width is the ring's bucket width.
-func (ix *valueIndex) update(views []view, dirty []int, width int64) {
-	if len(dirty) == 0 {
+// their records in views; width is the ring's bucket width, differ the
+// bits of the aliases in which a record held differs (capture.differ).
+func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint8) {
+	rebuild := ix.derive(differ)
+	if len(dirty) == 0 && rebuild == 0 {
 		return
 	}
 	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
@@ -121,10 +131,21 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64) {
 			ix.batch[m][st] = ix.batch[m][st][:0]
 		}
 	}
+	keep := uint16(allMetrics)
+	for m, d := range ix.derived {
+		if d {
+			keep &^= 1 << m
+		}
+	}
 	for _, sl := range dirty {
 		ix.stale[sl] = true
 		ix.sums[sl] = newSlotSums(views[sl].entries)
-		ix.addSlot(views[sl].entries, sl, width)
+		ix.addSlot(views[sl].entries, sl, width, keep)
+	}
+	for sl := range views {
+		if rebuild != 0 && !ix.stale[sl] {
+			ix.addSlot(views[sl].entries, sl, width, rebuild)
+		}
 	}
 	for m := range ix.sorted {
 		for st := range ix.sorted[m] {
@@ -141,23 +162,42 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64) {
 	}
 }
 
-// addSlot adds the defined values of the records kept in slot sl to the
-// batch.
-func (ix *valueIndex) addSlot(entries []entry, sl int, width int64) {
+// derive sets which metrics of aliases the index leaves out, from differ
+// (see update): one whose pair no record held differs in is dropped; one
+// dropped whose pair a record now differs in is to be rebuilt from every
+// slot, and derive returns the mask of those.
+func (ix *valueIndex) derive(differ uint8) (rebuild uint16) {
+	for i, a := range aliases {
+		d := differ&(1<<i) == 0
+		if d == ix.derived[a.m] {
+			continue
+		}
+		ix.derived[a.m] = d
+		ix.sorted[a.m] = [numStatuses][]elem{}
+		if !d {
+			rebuild |= 1 << a.m
+		}
+	}
+	return rebuild
+}
+
+// addSlot adds the defined values of the metrics in mask (bit m for
+// metric m) of the records kept in slot sl to the batch.
+func (ix *valueIndex) addSlot(entries []entry, sl int, width int64, mask uint16) {
 	for pos := range entries {
 		var r entryValues
 		r.vs, r.ok = entries[pos].values()
-		ix.addEntry(&entries[pos], &r, sl, pos, width)
+		ix.addEntry(&entries[pos], &r, sl, pos, width, mask)
 	}
 }
 
-// addEntry adds the values r of the record kept at position pos of slot sl
-// to the batch, leaving out those no window can include (an absent
-// deciding event).
-func (ix *valueIndex) addEntry(e *entry, r *entryValues, sl, pos int, width int64) {
+// addEntry adds the values r of the metrics in mask of the record kept at
+// position pos of slot sl to the batch, leaving out those no window can
+// include (an absent deciding event).
+func (ix *valueIndex) addEntry(e *entry, r *entryValues, sl, pos int, width int64, mask uint16) {
 	ref := uint32(sl)<<refSlotShift | uint32(pos)
 	for m := range numMetrics {
-		if !r.ok[m] {
+		if !r.ok[m] || mask&(1<<m) == 0 {
 			continue
 		}
 		x := elem{v: r.vs[m].v, ref: ref}
