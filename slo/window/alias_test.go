@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/slo/stats"
 )
 
 // alike makes rec's TTFOT its TTFT and, when streamed with known output
@@ -23,13 +24,18 @@ func alike(rec *probe.Record) {
 	rec.Iterations = rec.OutputTokens
 }
 
-// TestAliases checks the summaries a snapshot copies: with every record
-// held alike (TTFOT = TTFT, streaming iterations = output tokens) the
-// copies of TTFT and of output tokens, checked against the records as any
-// summary is, exact and sampled; once one record differs in a pair, that
-// pair's summaries computed apart (they differ), the other pair's still
-// copied, until the record leaves the ring.
+// TestAliases checks the summaries a snapshot reuses: with every record
+// held alike (TTFOT = TTFT, streaming iterations = output tokens) those of
+// TTFT and of output tokens, checked against the records as any summary
+// is, exact and sampled; with the errored records' iterations unlike their
+// output tokens (a streamed error without a usage report), iterations'
+// successful and incomplete summaries still output tokens', the errored
+// and overall ones computed apart; once one successful record differs in a
+// pair, that pair's summaries computed apart (they differ), until the
+// record leaves the ring.
 func TestAliases(t *testing.T) {
+	type same struct{ ttfot, iterations [numStatuses + 1]bool } // by status, then all
+	yes := [numStatuses + 1]bool{true, true, true, true}
 	for _, cap := range []int{DefaultSampleCap, Buckets} {
 		t.Run(fmt.Sprintf("cap=%d", cap), func(t *testing.T) {
 			s, clk := newTestStore(t, Settings{Windows: []time.Duration{20 * time.Second, time.Minute}, SampleCap: cap, Seed: 1})
@@ -46,17 +52,23 @@ func TestAliases(t *testing.T) {
 				now = now.Add(3 * time.Second)
 				clk.Set(now)
 			}
-			check := func(what string, ttfot, iterations bool) {
+			check := func(what string, want same) {
 				t.Helper()
 				for _, snap := range s.Snapshots(now) {
 					checkRecomputed(t, what, snap)
 					for _, c := range []struct {
 						m, of Metric
-						same  bool
-					}{{TTFOT, TTFT, ttfot}, {StreamingIterations, OutputTokens, iterations}} {
+						same  [numStatuses + 1]bool
+					}{{TTFOT, TTFT, want.ttfot}, {StreamingIterations, OutputTokens, want.iterations}} {
 						a, b := snap.Summary(c.m), snap.Summary(c.of)
-						if same := reflect.DeepEqual(a, b); same != c.same {
-							t.Errorf("%s, %s: %s the same as %s: %v, want %v", what, snap.Name(), c.m, c.of, same, c.same)
+						for st := range numStatuses + 1 {
+							x, y := &a.All, &b.All
+							if st < numStatuses {
+								x, y = a.Of(stats.Status(st)), b.Of(stats.Status(st))
+							}
+							if same := reflect.DeepEqual(x, y); same != c.same[st] && x.Count > 0 {
+								t.Errorf("%s, %s: %s the same as %s for status %d: %v, want %v", what, snap.Name(), c.m, c.of, st, same, c.same[st])
+							}
 						}
 					}
 				}
@@ -64,17 +76,27 @@ func TestAliases(t *testing.T) {
 			for range 25 {
 				feed(200, func(*probe.Record) {})
 			}
-			check("all alike", true, true)
+			check("all alike", same{yes, yes})
+			streamedErrors := func(r *probe.Record) {
+				if r.Outcome == probe.Errored {
+					r.Stream, r.OutputTokensFrom, r.Iterations = true, probe.TokensUnknown, 0
+				}
+			}
+			for range 25 {
+				feed(200, streamedErrors)
+			}
+			check("errored unlike", same{yes, [numStatuses + 1]bool{true, false, true, false}})
 			feed(1, func(r *probe.Record) {
+				r.Outcome, r.ErrorType = probe.Successful, probe.ErrorNone
 				r.Stream, r.OutputTokens, r.OutputTokensFrom = true, 5, probe.TokensFromUsage
 				r.FirstToken = r.RequestStart.Add(time.Millisecond)
 				r.FirstOutputToken, r.LastToken, r.Iterations = r.FirstToken.Add(time.Millisecond), r.FirstToken.Add(2*time.Millisecond), 3
 			})
-			check("one differs in both", false, false)
+			check("one successful differs in both", same{[numStatuses + 1]bool{false, true, true, false}, [numStatuses + 1]bool{false, false, true, false}})
 			for range 25 {
 				feed(200, func(*probe.Record) {})
 			}
-			check("the one that differs gone", true, true)
+			check("the ones that differ gone", same{yes, yes})
 		})
 	}
 }

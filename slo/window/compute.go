@@ -214,11 +214,8 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
 	sel := newSelection(c, g, sc)
 	for m := range numMetrics {
-		if of, ok := repeats(Metric(m), c.differ); ok {
-			snap.summaries[m] = snap.summaries[of]
-			continue
-		}
-		snap.summaries[m] = sel.summarizeByStatus(Metric(m), &s.index, &g.ev, s.set.Confidence, sc)
+		of, alike := repeats(Metric(m), c.differ)
+		snap.summaries[m] = sel.summarizeRepeating(Metric(m), &snap.summaries[of], alike, &s.index, &g.ev, s.set.Confidence, sc)
 	}
 	snap.parts = g.parts
 	return snap

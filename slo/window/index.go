@@ -71,15 +71,13 @@ type valueIndex struct {
 	sums  []slotSums
 	radix []elem // scratch: the other half of a radix sort
 	dirty []int  // scratch: the last capture's dirty slots
-	// derived marks the metrics of aliases the index leaves out: while
-	// no record held differs in one, its values are the other metric's
-	// (see aliases), so that a streamed request held costs 16 bytes less
-	// per such metric.
-	derived [numMetrics]bool
+	// derived marks, by metric, the statuses (bit st) whose values of the
+	// metric the index leaves out: those of the second metric of an alias
+	// while no record held of that status differs in it, which are the
+	// first metric's (see aliases), so that a streamed request held costs
+	// 16 bytes less per such metric.
+	derived [numMetrics]uint8
 }
-
-// allMetrics is the mask of every metric.
-const allMetrics = 1<<numMetrics - 1
 
 // entryValues are one record's values, as values returns them.
 type entryValues struct {
@@ -119,8 +117,8 @@ func newSlotSums(entries []entry) slotSums {
 // their records in views; width is the ring's bucket width, differ the
 // bits of the aliases in which a record held differs (capture.differ).
 func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint8) {
-	rebuild := ix.derive(differ)
-	if len(dirty) == 0 && rebuild == 0 {
+	rebuild, any := ix.derive(differ)
+	if len(dirty) == 0 && !any {
 		return
 	}
 	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
@@ -131,20 +129,18 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint
 			ix.batch[m][st] = ix.batch[m][st][:0]
 		}
 	}
-	keep := uint16(allMetrics)
+	var keep statusMask
 	for m, d := range ix.derived {
-		if d {
-			keep &^= 1 << m
-		}
+		keep[m] = allStatuses &^ d
 	}
 	for _, sl := range dirty {
 		ix.stale[sl] = true
 		ix.sums[sl] = newSlotSums(views[sl].entries)
-		ix.addSlot(views[sl].entries, sl, width, keep)
+		ix.addSlot(views[sl].entries, sl, width, &keep)
 	}
 	for sl := range views {
-		if rebuild != 0 && !ix.stale[sl] {
-			ix.addSlot(views[sl].entries, sl, width, rebuild)
+		if any && !ix.stale[sl] {
+			ix.addSlot(views[sl].entries, sl, width, &rebuild)
 		}
 	}
 	for m := range ix.sorted {
@@ -162,28 +158,35 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint
 	}
 }
 
-// derive sets which metrics of aliases the index leaves out, from differ
-// (see update): one whose pair no record held differs in is dropped; one
-// dropped whose pair a record now differs in is to be rebuilt from every
-// slot, and derive returns the mask of those.
-func (ix *valueIndex) derive(differ uint8) (rebuild uint16) {
+// statusMask has, by metric, a bit per status.
+type statusMask [numMetrics]uint8
+
+// derive sets which statuses of the metrics of aliases the index leaves
+// out, from differ (see update): one in which no record held differs is
+// dropped; one dropped in which a record now differs is to be rebuilt from
+// every slot, and derive returns those, and whether there is any.
+func (ix *valueIndex) derive(differ uint8) (rebuild statusMask, any bool) {
 	for i, a := range aliases {
-		d := differ&(1<<i) == 0
-		if d == ix.derived[a.m] {
-			continue
-		}
-		ix.derived[a.m] = d
-		ix.sorted[a.m] = [numStatuses][]elem{}
-		if !d {
-			rebuild |= 1 << a.m
+		for st := range uint8(numStatuses) {
+			bit := uint8(1) << st
+			d := differ&aliasBit(i, st) == 0
+			if d == (ix.derived[a.m]&bit != 0) {
+				continue
+			}
+			ix.derived[a.m] ^= bit
+			ix.sorted[a.m][st] = nil
+			if !d {
+				rebuild[a.m] |= bit
+				any = true
+			}
 		}
 	}
-	return rebuild
+	return rebuild, any
 }
 
-// addSlot adds the defined values of the metrics in mask (bit m for
-// metric m) of the records kept in slot sl to the batch.
-func (ix *valueIndex) addSlot(entries []entry, sl int, width int64, mask uint16) {
+// addSlot adds the defined values of the records kept in slot sl to the
+// batch, of the metrics and statuses in mask.
+func (ix *valueIndex) addSlot(entries []entry, sl int, width int64, mask *statusMask) {
 	for pos := range entries {
 		var r entryValues
 		r.vs, r.ok = entries[pos].values()
@@ -191,13 +194,13 @@ func (ix *valueIndex) addSlot(entries []entry, sl int, width int64, mask uint16)
 	}
 }
 
-// addEntry adds the values r of the metrics in mask of the record kept at
-// position pos of slot sl to the batch, leaving out those no window can
-// include (an absent deciding event).
-func (ix *valueIndex) addEntry(e *entry, r *entryValues, sl, pos int, width int64, mask uint16) {
+// addEntry adds the values r of the record kept at position pos of slot sl
+// to the batch, of the metrics whose mask has its status, leaving out
+// those no window can include (an absent deciding event).
+func (ix *valueIndex) addEntry(e *entry, r *entryValues, sl, pos int, width int64, mask *statusMask) {
 	ref := uint32(sl)<<refSlotShift | uint32(pos)
 	for m := range numMetrics {
-		if !r.ok[m] || mask&(1<<m) == 0 {
+		if !r.ok[m] || mask[m]&(1<<e.status) == 0 {
 			continue
 		}
 		x := elem{v: r.vs[m].v, ref: ref}

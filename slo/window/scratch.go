@@ -8,8 +8,10 @@ import "sync"
 // shares them between stores.
 type scratch struct {
 	cols [numStatuses + 1]column
-	tmp  column
-	sel  selection
+	// tallies are those of cols, by status (see summarizeByStatus).
+	tallies [numStatuses]tally
+	tmp     column
+	sel     selection
 	// bigBlocks and smallCum are the running sums of a mixed estimate.
 	bigBlocks, smallCum []float64
 }

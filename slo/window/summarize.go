@@ -8,18 +8,35 @@ import (
 
 // summarizeByStatus summarizes metric m of the window for each status and
 // for all of them, from the metric's values in the index ix; ev holds the
-// aggregates of the records that left a sample.
+// aggregates of the records that left a sample. It leaves each status's
+// values in sc.cols and their tallies in sc.tallies.
 func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
+	return sel.summarizeRepeating(m, nil, 0, ix, ev, confidence, sc)
+}
+
+// summarizeRepeating is summarizeByStatus for a metric that repeats, in the
+// statuses alike, the metric whose summaries prev are and whose values
+// and tallies sc holds (the one summarized just before, see aliases):
+// those statuses' summaries are prev's, and their values and tallies
+// serve for all statuses together.
+func (sel *selection) summarizeRepeating(m Metric, prev *stats.ByStatus[Summary], alike uint8, ix *valueIndex, ev *aggregates,
+	confidence float64, sc *scratch) stats.ByStatus[Summary] {
+	if alike == allStatuses {
+		return *prev
+	}
 	var out stats.ByStatus[Summary]
-	var tallies [numStatuses]tally
 	for st := range numStatuses {
-		*out.Of(stats.Status(st)), tallies[st] = sel.summarizeStatus(m, st, ix, ev.m[m][st], confidence, sc)
+		if alike&(1<<st) != 0 {
+			*out.Of(stats.Status(st)) = *prev.Of(stats.Status(st))
+			continue
+		}
+		*out.Of(stats.Status(st)), sc.tallies[st] = sel.summarizeStatus(m, st, ix, ev.m[m][st], confidence, sc)
 	}
 	if st, ok := onlyStatus(m, &sc.cols, ev); ok {
 		out.All = *out.Of(st) // the same values: the same figures
 		return out
 	}
-	out.All = summarizeAll(m, &tallies, ev, confidence, sc)
+	out.All = summarizeAll(m, &sc.tallies, ev, confidence, sc)
 	return out
 }
 
