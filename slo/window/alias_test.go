@@ -100,3 +100,16 @@ func TestAliases(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasOrder holds the order summarizeRepeating relies on: each
+// alias's partner is summarized right before it, and its bits fit.
+func TestAliasOrder(t *testing.T) {
+	for _, a := range aliases {
+		if a.of != a.m-1 {
+			t.Errorf("%s repeats %s, which is not the metric before it", a.m, a.of)
+		}
+	}
+	if len(aliases)*numStatuses > 8 {
+		t.Errorf("%d aliases × %d statuses do not fit in a uint8 of bits", len(aliases), numStatuses)
+	}
+}

@@ -17,6 +17,14 @@ func TestEntrySize(t *testing.T) {
 	}
 }
 
+// TestSlotSize: the marks of unlike records fit in the 96-byte slot the
+// README states.
+func TestSlotSize(t *testing.T) {
+	if n := unsafe.Sizeof(slot{}); n != 96 {
+		t.Errorf("slot is %d bytes, want 96", n)
+	}
+}
+
 // codeOf is request i's error code in TestRecordsKeepCodeAndFlags: 260
 // distinct codes, the number and the string of each text from 0 to 129
 // (400 and "400" are two codes).

@@ -139,7 +139,7 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint
 		ix.addSlot(views[sl].entries, sl, width, &keep)
 	}
 	for sl := range views {
-		if any && !ix.stale[sl] {
+		if any && !ix.stale[sl] { // the rebuilt metrics' values of every other slot
 			ix.addSlot(views[sl].entries, sl, width, &rebuild)
 		}
 	}
