@@ -117,8 +117,8 @@ func newSlotSums(entries []entry) slotSums {
 // their records in views; width is the ring's bucket width, differ the
 // bits of the aliases in which a record held differs (capture.differ).
 func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint8) {
-	rebuild, any := ix.derive(differ)
-	if len(dirty) == 0 && !any {
+	rebuild, some := ix.derive(differ)
+	if len(dirty) == 0 && !some {
 		return
 	}
 	ix.stale = slices.Grow(ix.stale[:0], len(views))[:len(views)]
@@ -139,7 +139,7 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint
 		ix.addSlot(views[sl].entries, sl, width, &keep)
 	}
 	for sl := range views {
-		if any && !ix.stale[sl] { // the rebuilt metrics' values of every other slot
+		if some && !ix.stale[sl] { // the rebuilt metrics' values of every other slot
 			ix.addSlot(views[sl].entries, sl, width, &rebuild)
 		}
 	}
@@ -164,8 +164,8 @@ type statusMask [numMetrics]uint8
 // derive sets which statuses of the metrics of aliases the index leaves
 // out, from differ (see update): one in which no record held differs is
 // dropped; one dropped in which a record now differs is to be rebuilt from
-// every slot, and derive returns those, and whether there is any.
-func (ix *valueIndex) derive(differ uint8) (rebuild statusMask, any bool) {
+// every slot, and derive returns those, and whether there are some.
+func (ix *valueIndex) derive(differ uint8) (rebuild statusMask, some bool) {
 	for i, a := range aliases {
 		for st := range uint8(numStatuses) {
 			bit := uint8(1) << st
@@ -177,11 +177,11 @@ func (ix *valueIndex) derive(differ uint8) (rebuild statusMask, any bool) {
 			ix.sorted[a.m][st] = nil
 			if !d {
 				rebuild[a.m] |= bit
-				any = true
+				some = true
 			}
 		}
 	}
-	return rebuild, any
+	return rebuild, some
 }
 
 // addSlot adds the defined values of the records kept in slot sl to the
