@@ -42,6 +42,9 @@ const (
 	flagStream uint8 = 1 << iota
 	flagUsageInconsistent
 	flagTokensClamped
+	// flagOutputSeen: the response carried output (probe.Record.OutputSeen),
+	// which defines the TPOT of a response that was not streamed.
+	flagOutputSeen
 )
 
 // flagsOf returns the flags of rec.
@@ -55,6 +58,7 @@ func flagsOf(rec *probe.Record) uint8 {
 	set(flagStream, rec.Stream)
 	set(flagUsageInconsistent, rec.UsageInconsistent)
 	set(flagTokensClamped, rec.TokensClamped)
+	set(flagOutputSeen, rec.OutputSeen)
 	return f
 }
 
@@ -163,6 +167,7 @@ func (e *entry) record(origin time.Time) probe.Record {
 	return probe.Record{
 		Seq: e.seq, Stream: e.flags&flagStream != 0,
 		UsageInconsistent: e.flags&flagUsageInconsistent != 0, TokensClamped: e.flags&flagTokensClamped != 0,
+		OutputSeen:    e.flags&flagOutputSeen != 0,
 		TargetedStart: instant(e.targeted, origin), RequestStart: instant(e.start, origin),
 		FirstToken: instant(e.firstToken, origin), FirstOutputToken: instant(e.firstOutput, origin),
 		LastToken: instant(e.last, origin), End: instant(e.end, origin),
@@ -250,7 +255,7 @@ func (e *entry) values() (vs [numMetrics]value, ok [numMetrics]bool) {
 	last := e.last
 	if e.flags&flagStream == 0 {
 		last = absent
-		if e.iterations > 0 {
+		if e.iterations > 0 || e.flags&flagOutputSeen != 0 { // probe.Record.HasOutput
 			last = e.end
 		}
 	}
