@@ -2,7 +2,10 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"syscall"
 
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/probe/clock"
@@ -57,6 +60,16 @@ func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *ex
 	defer stop()
 	x.rec.RequestStart = b.cfg.Clock.Now()
 	resp, err := b.client.Do(hreq)
+	if err != nil && staleConnWrite(err, x.tr.snapshot().ConnReused) {
+		// The server had closed the kept-alive connection (llama.cpp does
+		// after every stream) and the transport noticed only while writing
+		// the request, too late for its own replay: send it once on a new
+		// connection, as the transport does when it notices before writing.
+		x.tr = newTracer(b.cfg.Clock)
+		if hreq, err = b.newRequest(x.tr.withTrace(rctx), x.req); err == nil {
+			resp, err = b.client.Do(hreq)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("could not send request: %w", err)
 	}
@@ -76,4 +89,16 @@ func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *ex
 	default:
 		return b.readBody(resp, x)
 	}
+}
+
+// staleConnWrite reports whether err is writing a request to a kept-alive
+// connection (reused) that the server had closed: the write found the
+// connection closed (by the transport, which saw the server's end) or
+// broken. Such a request never reached the server.
+func staleConnWrite(err error, reused bool) bool {
+	var op *net.OpError
+	if !reused || !errors.As(err, &op) || op.Op != "write" {
+		return false
+	}
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }

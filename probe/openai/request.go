@@ -36,7 +36,9 @@ func (b *Backend) newRequest(ctx context.Context, req *probe.Request) (*http.Req
 // transport replay the request once on a new connection when a kept-alive
 // one turns out to have been closed by the server before it answered
 // anything (llama.cpp closes the connection after every stream without
-// saying so). That is the only replay: requests are never retried.
+// saying so); Backend.do does the same when the transport notices only
+// while writing (staleConnWrite). That is the only replay: requests are
+// never retried.
 func requestHeader(cfg Config) http.Header {
 	h := cfg.Header.Clone()
 	if h == nil {
