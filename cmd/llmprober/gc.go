@@ -3,7 +3,6 @@ package main
 import (
 	"log/slog"
 	"runtime/debug"
-	"runtime/metrics"
 )
 
 // daemonGCPercent is the garbage collector's target (GOGC) of run and demo
@@ -27,11 +26,4 @@ func daemonGC(environ map[string]string, logger *slog.Logger) (restore func()) {
 	prev := debug.SetGCPercent(daemonGCPercent)
 	logger.Info("garbage collector target", "gogc", daemonGCPercent)
 	return func() { debug.SetGCPercent(prev) }
-}
-
-// gcPercent returns the collector's target in force.
-func gcPercent() int {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return int(s[0].Value.Uint64())
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/metrics"
 	"testing"
 )
 
@@ -41,4 +42,11 @@ func TestRunGCPercent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gcPercent returns the collector's target in force.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
