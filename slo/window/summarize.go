@@ -83,7 +83,9 @@ func summarizeAll(m Metric, tallies *[numStatuses]tally, ev *aggregates, confide
 }
 
 // mostly returns the status whose column holds at least seven eighths of
-// the values of cols.
+// the values of cols, when they hold some: a window may hold evicted
+// values of a metric and no sampled one (every record of its buckets'
+// samples without it), and then has no order statistics to search.
 func mostly(cols *[numStatuses + 1]column) (int, bool) {
 	n, big := 0, 0
 	for st := range numStatuses {
@@ -92,7 +94,7 @@ func mostly(cols *[numStatuses + 1]column) (int, bool) {
 			big = st
 		}
 	}
-	return big, len(cols[big].v)*8 >= n*7
+	return big, n > 0 && len(cols[big].v)*8 >= n*7
 }
 
 // estimatedMixed describes the sampled values of every status together
