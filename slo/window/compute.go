@@ -1,6 +1,7 @@
 package window
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -147,15 +148,28 @@ func (s *Store) snapshotsAt(now time.Time, ws []time.Duration) []*Snapshot {
 	c, gs := s.capture(now, ws)
 	defer c.release()
 	if c.ok {
+		ix.raise(ws, gs)
 		ix.update(c.views, c.dirty, c.width, c.differ)
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	out := make([]*Snapshot, len(ws))
-	for i, w := range ws {
-		out[i] = s.compute(&c, &gs[i], now, w, sc)
+	for _, i := range longestFirst(ws) {
+		out[i] = s.compute(&c, &gs[i], now, ws[i], sc)
 	}
 	return out
+}
+
+// longestFirst returns the indexes of ws from the longest window to the
+// shortest: the first window computed grows the scratch's buffers to the
+// most values any reads (a window collecting from a sub-index reads fewer).
+func longestFirst(ws []time.Duration) []int {
+	order := make([]int, len(ws))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ws[b], ws[a]) })
+	return order
 }
 
 // SnapshotSpan returns the measurement window [from, end] read at now ≥
@@ -195,7 +209,7 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	if !g.ok {
 		var none selection
 		for m := range numMetrics {
-			snap.summaries[m] = none.summarizeByStatus(Metric(m), &valueIndex{}, &aggregates{}, s.set.Confidence, sc)
+			snap.summaries[m] = none.summarizeByStatus(Metric(m), &ordered{}, &aggregates{}, s.set.Confidence, sc)
 		}
 		snap.Objectives = attainments(s.objectives(), nil, stats.Window{}, s.set.Confidence)
 		return snap
@@ -212,10 +226,10 @@ func (s *Store) compute(c *capture, g *gathered, now time.Time, w time.Duration,
 	snap.fillRates(a, g)
 	snap.Objectives = attainments(s.objectives(), sloCounts(len(s.set.Objectives), a, g),
 		stats.Window{Start: seconds(g.start), End: seconds(g.now)}, s.set.Confidence)
-	sel := newSelection(c, g, sc)
+	sel, sorted := newSelection(c, g, sc), s.index.sortedFor(w, g.first)
 	for m := range numMetrics {
 		of, alike := repeats(Metric(m), c.differ)
-		snap.summaries[m] = sel.summarizeRepeating(Metric(m), &snap.summaries[of], alike, &s.index, &g.ev, s.set.Confidence, sc)
+		snap.summaries[m] = sel.summarizeRepeating(Metric(m), &snap.summaries[of], alike, sorted, &g.ev, s.set.Confidence, sc)
 	}
 	snap.parts = g.parts
 	return snap

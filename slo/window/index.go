@@ -63,7 +63,7 @@ const maxBatch = 8192
 
 type valueIndex struct {
 	mu     sync.Mutex
-	sorted [numMetrics][numStatuses][]elem
+	sorted ordered
 	batch  [numMetrics][numStatuses][]elem // scratch: the changed slots' values
 	stale  []bool                          // scratch: slots whose values are replaced
 	// sums are by slot: its records' contributions to a window that
@@ -77,7 +77,14 @@ type valueIndex struct {
 	// first metric's (see aliases), so that a streamed request held costs
 	// 16 bytes less per such metric.
 	derived [numMetrics]uint8
+	// subs are the sub-indexes of the windows much shorter than the
+	// longest (see subIndex).
+	subs []*subIndex
 }
+
+// ordered holds, for each metric and status, elements in ascending order
+// of their values.
+type ordered [numMetrics][numStatuses][]elem
 
 // entryValues are one record's values, as values returns them.
 type entryValues struct {
@@ -143,11 +150,18 @@ func (ix *valueIndex) update(views []view, dirty []int, width int64, differ uint
 			ix.addSlot(views[sl].entries, sl, width, &rebuild)
 		}
 	}
+	for _, sub := range ix.subs {
+		sub.begin(views, ix.stale)
+	}
 	for m := range ix.sorted {
 		for st := range ix.sorted[m] {
 			batch := ix.batch[m][st]
 			ix.radix = grow(ix.radix, len(batch))
-			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, sortByValue(batch, ix.radix))
+			in := sortByValue(batch, ix.radix)
+			ix.sorted[m][st] = mergeSorted(ix.sorted[m][st], ix.stale, in)
+			for _, sub := range ix.subs {
+				sub.merge(m, st, views, in)
+			}
 			if cap(batch) > maxBatch {
 				ix.batch[m][st] = nil // a first index, or one after a pause
 			}
@@ -175,6 +189,9 @@ func (ix *valueIndex) derive(differ uint8) (rebuild statusMask, some bool) {
 			}
 			ix.derived[a.m] ^= bit
 			ix.sorted[a.m][st] = nil
+			for _, sub := range ix.subs {
+				sub.sorted[a.m][st] = nil
+			}
 			if !d {
 				rebuild[a.m] |= bit
 				some = true

@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -67,6 +68,40 @@ func BenchmarkSnapshots(b *testing.B) {
 				if snaps := s.Snapshots(now); snaps[1].Requests.All != int64(n) {
 					b.Fatalf("%d requests in the 5m window, want %d", snaps[1].Requests.All, n)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkScrapeSnapshots measures the windows' share of a scrape at 400
+// requests/s (past the cap), with windows 1m and 5m and with the default
+// windows 1m, 5m and 1h: each operation records 15 s of new requests (the
+// timer stopped), then computes every window, bringing the index and the
+// sub-indexes up to date with those requests first.
+func BenchmarkScrapeSnapshots(b *testing.B) {
+	const rate = 400
+	for _, ws := range [][]time.Duration{{time.Minute, 5 * time.Minute}, {time.Minute, 5 * time.Minute, time.Hour}} {
+		b.Run(fmt.Sprintf("windows=%v", ws), func(b *testing.B) {
+			s, clk := newTestStore(b, Settings{Windows: ws, Seed: 1})
+			rng := rand.New(rand.NewPCG(1, 2))
+			end, i := t0, 0
+			feed := func(d time.Duration) {
+				for until := end.Add(d); end.Before(until); i++ {
+					end = end.Add(time.Second / rate)
+					clk.Set(end)
+					s.Started(target)
+					s.Finished(realistic(rng, i, end))
+				}
+			}
+			feed(slices.Max(ws))
+			s.Snapshots(end)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				feed(15 * time.Second)
+				b.StartTimer()
+				s.Snapshots(end)
 			}
 		})
 	}

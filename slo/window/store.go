@@ -45,7 +45,7 @@ func NewStore(target string, s Settings) (*Store, error) {
 	}
 	seed := fnv.New64a()
 	_, _ = seed.Write([]byte(target))
-	return &Store{target: target, set: s,
+	return &Store{target: target, set: s, index: valueIndex{subs: newSubIndexes(s.Windows)},
 		hist: newHistory(s.HistoryInterval, s.HistoryRetention, len(s.Objectives), s.Seed^seed.Sum64())}, nil
 }
 

@@ -10,8 +10,8 @@ import (
 // for all of them, from the metric's values in the index ix; ev holds the
 // aggregates of the records that left a sample. It leaves each status's
 // values in sc.cols and their tallies in sc.tallies.
-func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
-	return sel.summarizeRepeating(m, nil, 0, ix, ev, confidence, sc)
+func (sel *selection) summarizeByStatus(m Metric, sorted *ordered, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
+	return sel.summarizeRepeating(m, nil, 0, sorted, ev, confidence, sc)
 }
 
 // summarizeRepeating is summarizeByStatus for a metric that repeats, in the
@@ -19,7 +19,7 @@ func (sel *selection) summarizeByStatus(m Metric, ix *valueIndex, ev *aggregates
 // and tallies sc holds (the one summarized just before, see aliases):
 // those statuses' summaries are prev's, and their values and tallies
 // serve for all statuses together.
-func (sel *selection) summarizeRepeating(m Metric, prev *stats.ByStatus[Summary], alike uint8, ix *valueIndex, ev *aggregates,
+func (sel *selection) summarizeRepeating(m Metric, prev *stats.ByStatus[Summary], alike uint8, sorted *ordered, ev *aggregates,
 	confidence float64, sc *scratch) stats.ByStatus[Summary] {
 	if alike == allStatuses {
 		return *prev
@@ -30,7 +30,7 @@ func (sel *selection) summarizeRepeating(m Metric, prev *stats.ByStatus[Summary]
 			*out.Of(stats.Status(st)) = *prev.Of(stats.Status(st))
 			continue
 		}
-		*out.Of(stats.Status(st)), sc.tallies[st] = sel.summarizeStatus(m, st, ix, ev.m[m][st], confidence, sc)
+		*out.Of(stats.Status(st)), sc.tallies[st] = sel.summarizeStatus(m, st, sorted, ev.m[m][st], confidence, sc)
 	}
 	if st, ok := onlyStatus(m, &sc.cols, ev); ok {
 		out.All = *out.Of(st) // the same values: the same figures
@@ -44,9 +44,9 @@ func (sel *selection) summarizeRepeating(m Metric, prev *stats.ByStatus[Summary]
 // column of that status and summarizes them, exactly when none left a
 // sample (ev is empty); it returns the column's tally too (empty unless
 // the window is approximate).
-func (sel *selection) summarizeStatus(m Metric, st int, ix *valueIndex, ev moments, confidence float64, sc *scratch) (Summary, tally) {
+func (sel *selection) summarizeStatus(m Metric, st int, sorted *ordered, ev moments, confidence float64, sc *scratch) (Summary, tally) {
 	col := &sc.cols[st]
-	sel.collect(m, uint8(st), ix.sorted[m][st], col)
+	sel.collect(m, uint8(st), sorted[m][st], col)
 	var t tally
 	if col.sampled {
 		t = col.tally(true)
