@@ -121,15 +121,18 @@ func TestServerConnectionCap(t *testing.T) {
 // of waiting for IdleTimeout: the oldest idle connection is closed, the
 // other stays usable.
 func TestServerConnectionCapReclaimsIdle(t *testing.T) {
-	base, _ := startServer(t, NewServer(ServerOptions{Limits: ServerLimits{MaxConnections: 2}}))
+	s := NewServer(ServerOptions{Limits: ServerLimits{MaxConnections: 2}})
+	base, _ := startServer(t, s)
 	first, firstR := rawConn(t, base)
 	if code := roundTrip(t, first, firstR, "/-/healthy"); code != http.StatusOK {
 		t.Fatalf("first: status %d", code)
 	}
+	awaitIdle(t, s.conns, 1) // the server marks a connection idle after its answer is out
 	second, secondR := rawConn(t, base)
 	if code := roundTrip(t, second, secondR, "/-/healthy"); code != http.StatusOK {
 		t.Fatalf("second: status %d", code)
 	}
+	awaitIdle(t, s.conns, 2)
 	third, thirdR := rawConn(t, base)
 	_ = third.SetDeadline(time.Now().Add(10 * time.Second))
 	if code := roundTrip(t, third, thirdR, "/-/healthy"); code != http.StatusOK {
@@ -141,6 +144,22 @@ func TestServerConnectionCapReclaimsIdle(t *testing.T) {
 	}
 	if code := roundTrip(t, second, secondR, "/-/healthy"); code != http.StatusOK {
 		t.Errorf("second, idle for less long: status %d", code)
+	}
+}
+
+// awaitIdle waits (at most 10 s) until c counts n idle connections.
+func awaitIdle(t *testing.T, c *connLimiter, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		c.mu.Lock()
+		idle := len(c.idle)
+		c.mu.Unlock()
+		if idle == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections, want %d", idle, n)
+		}
 	}
 }
 
