@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -244,13 +245,38 @@ func newWindowAttrs(target string, length time.Duration, seconds []window.Metric
 }
 
 // observe reports every target's windows from their cached snapshots, all
-// of a target's taken at one instant.
+// of a target's taken at one instant. A target whose windows could not be
+// computed is left out with an error (see observeTarget); the others are
+// reported.
 func (w *Windows) observe(_ context.Context, o metric.Observer) error {
+	var errs []error
 	for _, wt := range w.targets.all() {
-		snaps := wt.store.CurrentAll()
-		for i, a := range wt.windows {
-			w.observeWindow(o, a, snaps[i])
+		if err := w.observeTarget(o, wt); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// currentAll computes a store's windows; a variable so that a test can
+// make it fail.
+var currentAll = (*window.Store).CurrentAll
+
+// observeTarget reports one target's windows. A panic while computing
+// them, a defect of llmprober's that no input should cause, is returned
+// as an error naming the target, which the SDK hands to its error handler
+// (logged, rate-limited): the callback runs in the goroutine of a
+// Prometheus collection or an OTLP export, where a panic would end the
+// process with every target's probing.
+func (w *Windows) observeTarget(o metric.Observer, wt *windowTarget) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("could not compute the windows of %s: %v", wt.store.Target(), r)
+		}
+	}()
+	snaps := currentAll(wt.store)
+	for i, a := range wt.windows {
+		w.observeWindow(o, a, snaps[i])
 	}
 	return nil
 }

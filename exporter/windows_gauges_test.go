@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.opentelemetry.io/otel"
 
 	"github.com/llmprober/llmprober/probe"
 	"github.com/llmprober/llmprober/slo"
@@ -343,5 +345,52 @@ func TestWindowGaugesDisappear(t *testing.T) {
 	}
 	if mt := findMetric(gather(t, m), "llmprober_window_finished_requests", map[string]string{"status": "successful"}); mt == nil || mt.GetGauge().GetValue() != 0 {
 		t.Errorf("finished requests %v, want 0", mt)
+	}
+}
+
+// A target whose windows cannot be computed (a panic, which no input
+// should cause) is left out of a collection with an error naming it, handed
+// to the SDK's error handler; the other target's gauges are collected, and
+// the process goes on.
+func TestWindowGaugesSurviveAPanic(t *testing.T) {
+	m, _ := newTestMetrics(t)
+	clk := fakeAt(t0)
+	stores := map[string]*window.Store{}
+	for _, name := range []string{"a", "b"} {
+		st := newWindowStore(t, clk, name, window.Settings{Windows: []time.Duration{time.Minute}, Confidence: 0.95})
+		st.Started(name)
+		st.Finished(streamed(name, 0, -1, 10000, 10200, 10500, 10600, 10, 4))
+		stores[name] = st
+	}
+	newTestWindows(t, m, nil, stores["a"], stores["b"])
+	clk.Set(at(30000))
+	prevCompute := currentAll
+	currentAll = func(s *window.Store) []*window.Snapshot {
+		if s.Target() == "a" {
+			panic("index out of range [-1]")
+		}
+		return prevCompute(s)
+	}
+	t.Cleanup(func() { currentAll = prevCompute })
+	var handled []error
+	var mu sync.Mutex
+	prevHandler := otel.GetErrorHandler()
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		handled = append(handled, err)
+	}))
+	t.Cleanup(func() { otel.SetErrorHandler(prevHandler) })
+	fams := gather(t, m)
+	if mt := findMetric(fams, "llmprober_window_finished_requests", map[string]string{"target": "b", "status": "successful"}); mt == nil || mt.GetGauge().GetValue() != 1 {
+		t.Errorf("b's finished requests %v, want 1", mt)
+	}
+	if mt := findMetric(fams, "llmprober_window_finished_requests", map[string]string{"target": "a", "status": "successful"}); mt != nil {
+		t.Errorf("a's finished requests %v, want none", mt)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(handled) == 0 || !strings.Contains(handled[0].Error(), "could not compute the windows of a: index out of range [-1]") {
+		t.Errorf("errors handled %v, want one naming a and the panic", handled)
 	}
 }
