@@ -33,7 +33,7 @@ type subIndex struct {
 	// math.MinInt64 while it holds every slot's (as before any update).
 	lowest int64
 	sorted ordered
-	// next is the lowest to take at the next update (see lower).
+	// next is the lowest to take at the next update (see raise).
 	next  int64
 	stale []bool // scratch: slots whose elements are removed
 	batch []elem // scratch: the new elements of its slots
