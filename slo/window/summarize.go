@@ -8,9 +8,9 @@ import (
 
 // summarizeByStatus summarizes metric m of the window for each status and
 // for all of them, from the metric's values in sorted (the index's, or a
-// sub-index's); ev holds the
-// aggregates of the records that left a sample. It leaves each status's
-// values in sc.cols and their tallies in sc.tallies.
+// sub-index's); ev holds the aggregates of the records that left a
+// sample. It leaves each status's values in sc.cols and their tallies in
+// sc.tallies.
 func (sel *selection) summarizeByStatus(m Metric, sorted *ordered, ev *aggregates, confidence float64, sc *scratch) stats.ByStatus[Summary] {
 	return sel.summarizeRepeating(m, nil, 0, sorted, ev, confidence, sc)
 }
