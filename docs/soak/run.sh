@@ -17,6 +17,10 @@
 #   PORT       first of two loopback ports: sim, llmprober  (default 18691)
 #   OUT        where the binary, logs and raw figures go    (default: a new temp dir)
 #   REPORT     the report to write                          (default docs/soak.md)
+#   HOSTILE    1 adds five targets whose every answer is hostile (default 1):
+#              endless colon-less SSE lines, endless JSON nesting, an
+#              uninvited endless gzip body, header lines that never end,
+#              endless unknown realtime messages (the sim's hostile faults)
 #   NICE       niceness of the sim and llmprober            (default -10 when
 #              allowed, else 0: on a shared machine other processes' load
 #              would otherwise be measured as llmprober's dispatch delay)
@@ -34,6 +38,8 @@ PROBER_PORT=$((PORT + 1))
 BASE=http://127.0.0.1:$PROBER_PORT
 TARGETS=10
 RATE_PER_TARGET=2
+HOSTILE=${HOSTILE:-1}
+HOSTILE_RATE=0.5
 
 log() { echo "[$(date +%T)] $*" >&2; }
 
@@ -83,6 +89,31 @@ write_config() {
     objectives: [{name: default, latency: 1s}]
 EOF
 	done
+	[[ $HOSTILE == 1 ]] || return 0
+	local h
+	for h in junk_lines:true junk_lines:false gzip:true endless_header:true; do
+		cat <<EOF
+  - name: h-${h%%:*}-${h##*:}
+    base_url: http://127.0.0.1:$SIM_PORT/v1
+    model: sim-model
+    stream: ${h##*:}
+    timeout: 2s
+    headers: {X-Sim-Fault: ${h%%:*}}
+    readiness: {path: /health}
+    schedule: {rate: $HOSTILE_RATE, max_concurrency: 2, max_queue: 2}
+EOF
+	done
+	cat <<EOF
+  - name: h-realtime-junk
+    base_url: http://127.0.0.1:$SIM_PORT/v1
+    model: sim-model
+    backend: openai_websocket
+    timeout: 2s
+    headers: {X-Sim-Fault: junk_lines}
+    readiness: {path: /health}
+    realtime: {audio_duration: 200ms, chunk_duration: 100ms}
+    schedule: {rate: $HOSTILE_RATE, max_concurrency: 2, max_queue: 2}
+EOF
 }
 
 log "starting the sim on $SIM_PORT (fault rate $FAULT_RATE) and llmprober on $PROBER_PORT"
@@ -175,7 +206,7 @@ wait "$PROBER" || true
 	cat <<EOF
 # Soak test
 
-\`docs/soak/run.sh\` ran llmprober (revision $REVISION) for $DURATION minutes on this machine ($(nproc) cores, $(date -u +%Y-%m-%d)): $TARGETS targets of \`llmprober sim\` (streamed and whole chat and completions) at $RATE_PER_TARGET requests/s each, $((TARGETS * RATE_PER_TARGET)) requests/s in all, with a fault rate of $FAULT_RATE spread over every kind of fault (HTTP 500 and 429, reset, stall until the 2 s timeout, malformed, error event, HTML, truncated); \`/metrics\`, \`/api/v1/targets?records=true\`, \`/api/v1/targets/t0/windows/5m?records=true\` and the landing page read every second; every 20 s, five connections that send nothing and one records request that is never read. llmprober and the sim ran at niceness $NICE. Each figure is the mean of one sample per second over the minute (\`/proc\` for RSS and open files, \`/metrics\` for the heap in use and goroutines), except the dispatch-delay p99: the largest 1-minute p99 of the ten targets at the minute's end, which follows the load of the machine (its 1-minute load average is the last column; other processes share its cores). Windows \`1m\` and \`5m\`, so the windows are full after 5 minutes; the steady state is compared from minute $((SETTLE + 1)).
+\`docs/soak/run.sh\` ran llmprober (revision $REVISION) for $DURATION minutes on this machine ($(nproc) cores, $(date -u +%Y-%m-%d)): $TARGETS targets of \`llmprober sim\` (streamed and whole chat and completions) at $RATE_PER_TARGET requests/s each, $((TARGETS * RATE_PER_TARGET)) requests/s in all, with a fault rate of $FAULT_RATE spread over every kind of fault (HTTP 500 and 429, reset, stall until the 2 s timeout, malformed, error event, HTML, truncated)$([[ $HOSTILE == 1 ]] && echo ", and five more targets at $HOSTILE_RATE requests/s each whose every answer is hostile and endless (the sim's \`junk_lines\` streamed and whole, \`gzip\`, \`endless_header\`, and \`junk_lines\` over the realtime WebSocket)"); \`/metrics\`, \`/api/v1/targets?records=true\`, \`/api/v1/targets/t0/windows/5m?records=true\` and the landing page read every second; every 20 s, five connections that send nothing and one records request that is never read. llmprober and the sim ran at niceness $NICE. Each figure is the mean of one sample per second over the minute (\`/proc\` for RSS and open files, \`/metrics\` for the heap in use and goroutines), except the dispatch-delay p99: the largest 1-minute p99 of the ten targets at the minute's end, which follows the load of the machine (its 1-minute load average is the last column; other processes share its cores). Windows \`1m\` and \`5m\`, so the windows are full after 5 minutes; the steady state is compared from minute $((SETTLE + 1)).
 
 Requests by outcome at the end: $(echo "$outcomes" | paste -sd, - | sed 's/,/, /g').
 Reads of the HTTP server by status: ${reads% }.

@@ -10,7 +10,10 @@
 // token, paced by a configured time to first token and inter-token latency.
 // Faults (HTTP errors, connection resets, stalls, malformed or truncated
 // streams) are chosen per request, either by the X-Sim-Fault header or at
-// random with configured probabilities.
+// random with configured probabilities. The hostile faults (HostileFaults:
+// endless colon-less lines or JSON nesting, an uninvited gzip body, header
+// lines that never end, endless unknown realtime messages) are chosen only
+// by the header; each stops by itself after 1 GiB.
 //
 // The server keeps a bounded log of when it sent each chunk, read from the
 // process clock (time.Now), so that a client in the same process can check its

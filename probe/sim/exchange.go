@@ -23,6 +23,9 @@ const htmlPage = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></h
 
 // answer sends the response the plan describes.
 func (x *exchange) answer() {
+	if x.hostile() {
+		return
+	}
 	switch x.plan.fault {
 	case FaultHTTP500:
 		x.writeWhole(http.StatusInternalServerError, "application/json",

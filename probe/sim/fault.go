@@ -53,6 +53,8 @@ func Faults() []Fault {
 	return append([]Fault(nil), faultOrder...)
 }
 
+// valid reports whether f is a random fault; validHeader also admits the
+// hostile faults, which only the header chooses.
 func (f Fault) valid() bool {
 	for _, g := range faultOrder {
 		if f == g {
@@ -83,4 +85,13 @@ func pickFault(u float64, probs map[Fault]float64) Fault {
 // 3, or n/2 (rounded down) when that is smaller.
 func faultAfterTokens(n int) int {
 	return min(3, n/2)
+}
+
+func (f Fault) validHeader() bool {
+	for _, g := range hostileOrder {
+		if f == g {
+			return true
+		}
+	}
+	return f.valid()
 }

@@ -161,7 +161,7 @@ func headerFault(v string) (forced Fault, force bool, err error) {
 		return "", false, nil
 	case v == noFault:
 		return "", true, nil
-	case Fault(v).valid():
+	case Fault(v).validHeader():
 		return Fault(v), true, nil
 	}
 	return "", false, fmt.Errorf("could not read %s: %w %q", FaultHeader, errUnknownFault, v)

@@ -55,7 +55,7 @@ func (s *Server) handleRealtime(w http.ResponseWriter, r *http.Request) {
 	}
 	fault, rng := s.draw(forced, force)
 	rec.Fault = fault
-	if s.refuse(w, r, rec) {
+	if s.refuse(w, r, rec) || s.refuseHostile(w, r, rec) {
 		return
 	}
 	conn, err := upgrader.Upgrade(w, r, nil)
@@ -120,6 +120,10 @@ func (rt *rtSession) serve() {
 		return
 	}
 	wg.Go(rt.read)
+	if rt.rec.Fault == FaultJunkLines {
+		rt.junk()
+		return
+	}
 	for {
 		it, ok := rt.queue.pop()
 		if !ok {
