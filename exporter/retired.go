@@ -112,6 +112,15 @@ func (r *retired) restore(target string, id identity) {
 	}
 }
 
+// reset hides nothing any more: a new generation has none of the series
+// hidden so far.
+func (r *retired) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.targets)
+	clear(r.pairs)
+}
+
 // hidden reports whether the series of target whose labels value returns
 // is retired.
 func (r *retired) hidden(target string, value func(label string) (string, bool)) bool {
