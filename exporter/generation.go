@@ -146,13 +146,13 @@ func (g *generations) register(gen *generation) error {
 	return nil
 }
 
-// retire counts the attribute sets t may have left in the current
-// generation, now that it was removed or changed.
-func (g *generations) retire(t *Target) {
+// retire counts the attribute sets (per syncSpecs entry) a target removed
+// or changed may have left in the current generation.
+func (g *generations) retire(sets []int) {
 	g.countMu.Lock()
 	defer g.countMu.Unlock()
-	for i, s := range syncSpecs {
-		g.retired[i] += s.Sets(t)
+	for i, n := range sets {
+		g.retired[i] += n
 	}
 }
 
@@ -162,10 +162,10 @@ func (g *generations) retire(t *Target) {
 func (g *generations) due(targets []*targetState) bool {
 	g.countMu.Lock()
 	defer g.countMu.Unlock()
-	for i, s := range syncSpecs {
+	for i := range syncSpecs {
 		live := 0
 		for _, ts := range targets {
-			live += s.Sets(&ts.target)
+			live += ts.sets[i]
 		}
 		if g.retired[i] > live/2+retiredSlack {
 			return true
@@ -223,3 +223,12 @@ func (g *generations) shutdown(ctx context.Context) error {
 // in-flight up-down counter.
 var syncSpecs = append(append([]spec{}, histogramSpecs...),
 	specRequests, specScheduled, specDropped, specInFlight, specSLOEvaluated, specSLOConforming, specSLONonConform)
+
+// syncSets returns the attribute sets t can have per syncSpecs entry.
+func syncSets(t *Target) []int {
+	out := make([]int, len(syncSpecs))
+	for i, s := range syncSpecs {
+		out[i] = s.Sets(t)
+	}
+	return out
+}

@@ -66,6 +66,8 @@ type targetState struct {
 	attrs  *targetAttrs
 	// objectives are the objective sets with their attribute sets.
 	objectives []*objectiveAttrs
+	// sets are the attribute sets the target can have, per syncSpecs entry.
+	sets []int
 
 	mu           sync.Mutex
 	state        probe.TargetState
@@ -138,7 +140,7 @@ func (o *Observer) Replace(t Target) (Target, error) {
 	o.targets.put(t.Name, ts)
 	o.gens.release()
 	if len(gone) > 0 {
-		o.gens.retire(&old.target)
+		o.gens.retire(old.sets)
 		o.renewIfDue()
 	}
 	return old.target, nil
@@ -158,7 +160,7 @@ func (o *Observer) Remove(name string) {
 		return
 	}
 	o.retired.retireTarget(name)
-	o.gens.retire(&ts.target)
+	o.gens.retire(ts.sets)
 	o.renewIfDue()
 }
 
@@ -184,7 +186,7 @@ func newTargetState(t Target) (*targetState, error) {
 		t.Provider = "openai"
 	}
 	return &targetState{
-		target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
+		target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), sets: syncSets(&t), state: probe.StateWaiting,
 		counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
 	}, nil
 }
