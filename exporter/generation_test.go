@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -311,17 +312,35 @@ func TestRenamedTargetsHeap(t *testing.T) {
 }
 
 // TestRenamedTargetsOTLP: over OTLP too, the kept target's
-// llmprober.requests and TTFT histogram continue across generations with
-// their first start times (a receiver sees no reset), and no point names
-// a removed target.
+// llmprober.requests and TTFT histogram continue across generations, and
+// no point names a removed target. Cumulative (the default), their start
+// times stay the first export's (a receiver sees no reset) and they count
+// 2 per reload from the start; with the delta temporality preference,
+// each export carries the 2 requests of its reload, starting where the
+// previous one ended.
 func TestRenamedTargetsOTLP(t *testing.T) {
-	rcv := startHTTPReceiver(t)
-	getenv := setenv(t, map[string]string{
-		"OTEL_METRICS_EXPORTER":               "otlp",
-		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.endpoint,
-		"OTEL_METRIC_EXPORT_INTERVAL":         "3600000", // only the forced exports
-	})
-	m, o := newLimitedMetrics(t, []Target{fleetTarget(keptName)}, getenv)
+	for _, c := range []struct {
+		preference string
+		delta      bool
+	}{{"", false}, {"cumulative", false}, {"delta", true}, {"lowmemory", true}} {
+		t.Run(cmp.Or(c.preference, "default"), func(t *testing.T) {
+			rcv := startHTTPReceiver(t)
+			getenv := setenv(t, map[string]string{
+				"OTEL_METRICS_EXPORTER":                             "otlp",
+				"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT":               rcv.endpoint,
+				"OTEL_METRIC_EXPORT_INTERVAL":                       "3600000", // only the forced exports
+				"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": c.preference,
+			})
+			m, o := newLimitedMetrics(t, []Target{fleetTarget(keptName)}, getenv)
+			checkRenamedOTLP(t, m, o, rcv, c.delta)
+		})
+	}
+}
+
+// checkRenamedOTLP runs 20 reloads through m and o, exporting after each
+// to rcv, and checks the kept target's points (see TestRenamedTargetsOTLP).
+func checkRenamedOTLP(t *testing.T, m *Metrics, o *Observer, rcv *receiver, delta bool) {
+	t.Helper()
 	const rounds = 20
 	var start, histStart uint64
 	for r := range rounds {
@@ -330,22 +349,31 @@ func TestRenamedTargetsOTLP(t *testing.T) {
 		m.ExportStart(ctx)
 		cancel()
 		byName, _ := otlpMetrics(receive(t, rcv))
-		p := otlpPoint(byName[InstrumentRequests].GetSum().GetDataPoints(), map[string]string{labelTarget: keptName, "outcome": "successful"})
-		h := otlpHistPoint(byName[InstrumentTTFT].GetHistogram().GetDataPoints(), keptName)
+		sum, hist := byName[InstrumentRequests].GetSum(), byName[InstrumentTTFT].GetHistogram()
+		p := otlpPoint(sum.GetDataPoints(), map[string]string{labelTarget: keptName, "outcome": "successful"})
+		h := otlpHistPoint(hist.GetDataPoints(), keptName)
 		if p == nil || h == nil {
 			t.Fatalf("export %d lacks the kept target's points", r)
 		}
-		if r == 0 {
+		want, temporality := 2*(r+1), metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
+		if delta {
+			want, temporality = 2, metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+		}
+		if r == 0 || delta {
 			start, histStart = p.GetStartTimeUnixNano(), h.GetStartTimeUnixNano()
 		}
-		if p.GetAsInt() != int64(2*(r+1)) || h.GetCount() != uint64(2*(r+1)) {
-			t.Errorf("export %d: requests %d, TTFT count %d; want %d", r, p.GetAsInt(), h.GetCount(), 2*(r+1))
+		if p.GetAsInt() != int64(want) || h.GetCount() != uint64(want) ||
+			sum.GetAggregationTemporality() != temporality || hist.GetAggregationTemporality() != temporality {
+			t.Errorf("export %d: requests %d, TTFT count %d, temporalities %v, %v; want %d, %v", r, p.GetAsInt(), h.GetCount(),
+				sum.GetAggregationTemporality(), hist.GetAggregationTemporality(), want, temporality)
 		}
 		if p.GetStartTimeUnixNano() != start || h.GetStartTimeUnixNano() != histStart {
-			t.Errorf("export %d: start times %d, %d; want the first export's %d, %d", r,
-				p.GetStartTimeUnixNano(), h.GetStartTimeUnixNano(), start, histStart)
+			t.Errorf("export %d: start times %d, %d; want %d, %d", r, p.GetStartTimeUnixNano(), h.GetStartTimeUnixNano(), start, histStart)
 		}
-		if n := otlpTargets(byName[InstrumentRequests].GetSum().GetDataPoints()); n != renamedTargets+1 {
+		if delta {
+			start, histStart = p.GetTimeUnixNano(), h.GetTimeUnixNano()
+		}
+		if n := otlpTargets(sum.GetDataPoints()); n != renamedTargets+1 {
 			t.Errorf("export %d: requests of %d targets, want %d", r, n, renamedTargets+1)
 		}
 	}
