@@ -443,3 +443,69 @@ func TestRenewalLosesNoMeasurement(t *testing.T) {
 		t.Errorf("kept target counted %v requests over %d generations, want %v over more than 1", got, m.gens.renewals+1, want)
 	}
 }
+
+// TestReplacedTargetRenews: a target whose model changes at each of 300
+// reloads starts new generations too; its llmprober_requests_total (no
+// model label) counts on, its operation duration starts afresh under
+// each model, no overflow series appears, and the SDK holds the series of
+// at most 10 models (all 300 without new generations).
+func TestReplacedTargetRenews(t *testing.T) {
+	const rounds = 300
+	m, o := newLimitedMetrics(t, []Target{fleetTarget(keptName), fleetTarget("other")}, noEnv)
+	for r := range rounds {
+		changed := fleetTarget(keptName)
+		changed.Model = fmt.Sprintf("model-%d", r)
+		if _, err := o.Replace(changed); err != nil {
+			t.Fatal(err)
+		}
+		finishOK(o, keptName, 1)
+	}
+	mfs := gather(t, m)
+	requests, _ := seriesValue(mfs, "llmprober_requests_total", map[string]string{labelTarget: keptName, "outcome": "successful"})
+	duration, _ := seriesValue(mfs, "gen_ai_client_operation_duration_seconds",
+		map[string]string{labelTarget: keptName, "gen_ai_request_model": fmt.Sprintf("model-%d", rounds-1)})
+	if requests != rounds || duration != 1 || len(overflowSeries(mfs)) > 0 || m.gens.renewals == 0 {
+		t.Errorf("requests %v, last model's duration count %v, overflow in %v, %d generations; want %d, 1, none, more than 1",
+			requests, duration, overflowSeries(mfs), m.gens.renewals+1, rounds)
+	}
+	// The SDK holds the series of a few models, not of every model seen.
+	models := map[string]bool{}
+	for _, mf := range mfs {
+		for _, mt := range mf.GetMetric() {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == "gen_ai_request_model" {
+					models[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	if len(models) > 10 {
+		t.Errorf("the SDK holds series of %d models, want at most 10", len(models))
+	}
+}
+
+// TestAddedBackAfterRenewal: a name added back after its series were
+// forgotten by a new generation counts from 0; added back before, it
+// continues (TestObserverRemoveHidesSeries).
+func TestAddedBackAfterRenewal(t *testing.T) {
+	targets := []Target{fleetTarget(keptName)}
+	for i := range 10 {
+		targets = append(targets, fleetTarget(roundName(0, i)))
+	}
+	m, o := newLimitedMetrics(t, targets, noEnv)
+	back := roundName(0, 0)
+	finishOK(o, back, 3)
+	for i := range 10 {
+		o.Remove(roundName(0, i))
+	}
+	if m.gens.renewals == 0 {
+		t.Fatal("removing 10 of 11 targets started no generation")
+	}
+	if err := o.Add(fleetTarget(back)); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := seriesValue(gather(t, m), "llmprober_requests_total", map[string]string{labelTarget: back, "outcome": "successful"})
+	if !ok || got != 0 {
+		t.Errorf("added back: %v (found %v), want 0", got, ok)
+	}
+}
