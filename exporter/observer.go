@@ -56,6 +56,9 @@ type Observer struct {
 	retired *retired
 	// errors receives a failure to start a new generation.
 	errors *ErrorLog
+	// changing serializes Add, Replace and Remove, so that a new
+	// generation sees every removal it forgets.
+	changing sync.Mutex
 }
 
 var _ probe.Observer = (*Observer)(nil)
@@ -100,6 +103,8 @@ func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
 // generation started in between, see Remove) and it starts in state
 // waiting. A target already observed is an error.
 func (o *Observer) Add(t Target) error {
+	o.changing.Lock()
+	defer o.changing.Unlock()
 	if _, ok := o.targets.get(t.Name); ok {
 		return fmt.Errorf("could not add target: target %q: duplicate name", t.Name)
 	}
@@ -120,6 +125,8 @@ func (o *Observer) Add(t Target) error {
 // counter series continue; series whose identifying labels (model, API,
 // server, objective sets) changed are retired from the exposition.
 func (o *Observer) Replace(t Target) (Target, error) {
+	o.changing.Lock()
+	defer o.changing.Unlock()
 	old, ok := o.targets.get(t.Name)
 	if !ok {
 		return Target{}, fmt.Errorf("could not replace target %q: not observed", t.Name)
@@ -155,6 +162,8 @@ func (o *Observer) Replace(t Target) (Target, error) {
 // current targets' series continue in it with their values, the others
 // are forgotten (a name added back later starts again from 0).
 func (o *Observer) Remove(name string) {
+	o.changing.Lock()
+	defer o.changing.Unlock()
 	ts, ok := o.targets.remove(name)
 	if !ok {
 		return
