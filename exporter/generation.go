@@ -116,11 +116,27 @@ func (g *generations) Produce(ctx context.Context) ([]metricdata.ScopeMetrics, e
 	return rm.ScopeMetrics, nil
 }
 
-// watch registers o's gauge callback on every generation from now on; o
-// nil unregisters it.
+// watch registers o's gauge callback on every generation from now on,
+// in place of another Observer's.
 func (g *generations) watch(o *Observer) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.swapObserver(o)
+}
+
+// unwatch unregisters o's gauge callback, if it is the one registered.
+func (g *generations) unwatch(o *Observer) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.observer != o {
+		return nil
+	}
+	return g.swapObserver(nil)
+}
+
+// swapObserver replaces the registered gauge callback by o's (none when
+// o is nil); g.mu is held.
+func (g *generations) swapObserver(o *Observer) error {
 	if g.cur.reg != nil {
 		if err := g.cur.reg.Unregister(); err != nil {
 			return fmt.Errorf("could not unregister gauge callback: %w", err)

@@ -511,3 +511,26 @@ func TestAddedBackAfterRenewal(t *testing.T) {
 		t.Errorf("added back: %v (found %v), want 0", got, ok)
 	}
 }
+
+// TestCloseKeepsNewerObserversGauges: closing an Observer that another
+// replaced leaves the newer one's gauges reported; closing the newer one
+// stops them.
+func TestCloseKeepsNewerObserversGauges(t *testing.T) {
+	m, first := newTestMetrics(t, alpha)
+	second, err := NewObserver(m, []Target{beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := func() bool { return findMetric(gather(t, m), "llmprober_target_info", map[string]string{labelTarget: "beta"}) != nil }
+	for _, c := range []struct {
+		close *Observer
+		want  bool
+	}{{first, true}, {second, false}} {
+		if err := c.close.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := info(); got != c.want {
+			t.Errorf("after closing the %v observer: beta's target info reported %v, want %v", c.close == first, got, c.want)
+		}
+	}
+}

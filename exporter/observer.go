@@ -272,7 +272,7 @@ func (o *Observer) observe(in *instruments, obs metric.Observer) error {
 
 // Close stops reporting the gauges. Counters and histograms keep their values.
 func (o *Observer) Close() error {
-	return o.gens.watch(nil)
+	return o.gens.unwatch(o)
 }
 
 // Scheduled implements probe.Observer.
