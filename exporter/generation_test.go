@@ -521,7 +521,9 @@ func TestCloseKeepsNewerObserversGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := func() bool { return findMetric(gather(t, m), "llmprober_target_info", map[string]string{labelTarget: "beta"}) != nil }
+	info := func() bool {
+		return findMetric(gather(t, m), "llmprober_target_info", map[string]string{labelTarget: "beta"}) != nil
+	}
 	for _, c := range []struct {
 		close *Observer
 		want  bool
