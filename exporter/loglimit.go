@@ -41,3 +41,18 @@ func (l *LogLimiter[K]) Allow(k K) (held int, ok bool) {
 	l.last[k], l.held[k] = now, 0
 	return held, true
 }
+
+// Forget drops what l remembers of every key match accepts (the keys of
+// a removed target, say), so that keys that never come back do not
+// accumulate; a forgotten key's next line is written at once, without a
+// held count.
+func (l *LogLimiter[K]) Forget(match func(K) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k := range l.last {
+		if match(k) {
+			delete(l.last, k)
+			delete(l.held, k)
+		}
+	}
+}

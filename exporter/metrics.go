@@ -9,6 +9,7 @@ package exporter
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -79,15 +80,20 @@ type Options struct {
 	CardinalityLimit int
 }
 
-// Metrics owns the meter provider, its readers and the Prometheus registry.
+// Metrics owns the meter providers, the readers and the Prometheus
+// registry. The process-wide instruments (build info, heartbeat, reload,
+// export and overflow counters) and the window gauges live on one meter
+// provider, which both readers read; the Observer's instruments live on
+// generations of their own, which both readers read through it as a
+// producer (see generations).
 type Metrics struct {
 	provider *sdkmetric.MeterProvider
+	gens     *generations
 	registry *prometheus.Registry
 	// runtime holds the Go and process collectors, served on /metrics and
 	// bridged into OTLP.
 	runtime  *prometheus.Registry
 	meter    metric.Meter
-	inst     *instruments
 	gauges   WindowGauges
 	identity Identity
 	otlp     bool
@@ -147,13 +153,29 @@ func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	if err := m.registerCollectors(); err != nil {
 		return nil, err
 	}
-	readers, err := m.readers(ctx, opts.Getenv)
+	gens, err := newGenerations(func() (*generation, error) {
+		return newGeneration(opts.CardinalityLimit, opts.Version, opts.ExtraBoundaries)
+	})
 	if err != nil {
 		return nil, err
 	}
+	m.gens = gens
+	if err := m.newProvider(ctx, opts); err != nil {
+		return nil, errors.Join(err, gens.shutdown(ctx))
+	}
+	return m, nil
+}
+
+// newProvider creates the readers, the meter provider of the process-wide
+// instruments and those instruments.
+func (m *Metrics) newProvider(ctx context.Context, opts Options) error {
+	readers, err := m.readers(ctx, opts.Getenv)
+	if err != nil {
+		return err
+	}
 	res, err := newResource(ctx, opts.Version)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.identity = identityOf(res)
 	popts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter)}
@@ -166,18 +188,15 @@ func newMetrics(ctx context.Context, opts Options) (*Metrics, error) {
 	m.provider = sdkmetric.NewMeterProvider(popts...)
 	m.meter = m.provider.Meter(scopeName, metric.WithInstrumentationVersion(opts.Version))
 	if err := m.newInstruments(opts); err != nil {
-		return nil, joinShutdown(ctx, m.provider, err)
+		return joinShutdown(ctx, m.provider, err)
 	}
-	return m, nil
+	return nil
 }
 
-// newInstruments creates the Observer's instruments, build info, the
-// heartbeat, the overflow counter and, with OTLP, the export counter.
+// newInstruments creates build info, the heartbeat, the reload
+// instruments, the overflow counter and, with OTLP, the export counter.
 func (m *Metrics) newInstruments(opts Options) error {
 	var err error
-	if m.inst, err = newInstruments(m.meter, opts.ExtraBoundaries); err != nil {
-		return err
-	}
 	if err := m.exports.count(m.meter); err != nil {
 		return err
 	}
@@ -224,11 +243,12 @@ func (m *Metrics) readers(ctx context.Context, getenv func(string) string) ([]sd
 		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes),
 		otelprom.WithoutScopeInfo(),
 		otelprom.WithoutTargetInfo(),
+		otelprom.WithProducer(m.gens),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("could not create Prometheus exporter: %w", err)
 	}
-	otlp, exports, err := newOTLPReader(ctx, getenv, m.overflow, m.retired,
+	otlp, exports, err := newOTLPReader(ctx, getenv, m.overflow, m.retired, sdkmetric.WithProducer(m.gens),
 		sdkmetric.WithProducer(promBridge.NewMetricProducer(promBridge.WithGatherer(m.runtime))))
 	if err != nil {
 		return nil, fmt.Errorf("could not configure OTLP: %w", err)
@@ -338,8 +358,9 @@ func (m *Metrics) Registry() prometheus.Gatherer {
 // Identity returns the process's service name and instance id.
 func (m *Metrics) Identity() Identity { return m.identity }
 
-// Meter returns the meter the instruments live on, for adding instruments
-// elsewhere (they are exported the same two ways).
+// Meter returns the meter of the process-wide instruments, for adding
+// instruments elsewhere (they are exported the same two ways); the
+// Observer's instruments are on generations of their own.
 func (m *Metrics) Meter() metric.Meter { return m.meter }
 
 // OTLPEnabled reports whether an OTLP reader was configured.
@@ -388,7 +409,8 @@ func (m *Metrics) ExportStart(ctx context.Context) {
 // first call's result.
 func (m *Metrics) Shutdown(ctx context.Context) error {
 	m.shutdownOnce.Do(func() {
-		m.shutdownErr = m.errors.safe("could not shut down meter provider", m.provider.Shutdown(ctx))
+		err := errors.Join(m.provider.Shutdown(ctx), m.gens.shutdown(ctx))
+		m.shutdownErr = m.errors.safe("could not shut down meter provider", err)
 	})
 	return m.shutdownErr
 }

@@ -51,10 +51,14 @@ type Target struct {
 // on anything but short critical sections. Events for a target not given to
 // NewObserver are ignored.
 type Observer struct {
-	inst    *instruments
+	gens    *generations
 	targets *registry[*targetState]
 	retired *retired
-	reg     metric.Registration
+	// errors receives a failure to start a new generation.
+	errors *ErrorLog
+	// changing serializes Add, Replace and Remove, so that a new
+	// generation sees every removal it forgets.
+	changing sync.Mutex
 }
 
 var _ probe.Observer = (*Observer)(nil)
@@ -65,6 +69,8 @@ type targetState struct {
 	attrs  *targetAttrs
 	// objectives are the objective sets with their attribute sets.
 	objectives []*objectiveAttrs
+	// sets are the attribute sets the target can have, per syncSpecs entry.
+	sets []int
 
 	mu           sync.Mutex
 	state        probe.TargetState
@@ -80,25 +86,25 @@ type targetState struct {
 // counter series is created at 0, and every target starts in state waiting.
 // Use one Observer per Metrics; Close it before creating another.
 func NewObserver(m *Metrics, targets []Target) (*Observer, error) {
-	o := &Observer{inst: m.inst, targets: newRegistry[*targetState](), retired: m.retired}
+	o := &Observer{gens: m.gens, targets: newRegistry[*targetState](), retired: m.retired, errors: m.errors}
 	for _, t := range targets {
 		if err := o.Add(t); err != nil {
 			return nil, err
 		}
 	}
-	observables := append([]metric.Observable{m.inst.targetState, m.inst.targetInfo, m.inst.startupWait}, m.inst.slo.gauges()...)
-	reg, err := m.meter.RegisterCallback(o.observe, observables...)
-	if err != nil {
-		return nil, fmt.Errorf("could not register gauge callback: %w", err)
+	if err := m.gens.watch(o); err != nil {
+		return nil, err
 	}
-	o.reg = reg
 	return o, nil
 }
 
 // Add starts observing t: its counter series are created at 0 (a name
-// observed before and removed continues its series, see Remove) and it
-// starts in state waiting. A target already observed is an error.
+// observed before and removed continues its series, unless a new
+// generation started in between, see Remove) and it starts in state
+// waiting. A target already observed is an error.
 func (o *Observer) Add(t Target) error {
+	o.changing.Lock()
+	defer o.changing.Unlock()
 	if _, ok := o.targets.get(t.Name); ok {
 		return fmt.Errorf("could not add target: target %q: duplicate name", t.Name)
 	}
@@ -106,9 +112,11 @@ func (o *Observer) Add(t Target) error {
 	if err != nil {
 		return err
 	}
-	o.initSeries(ts)
+	in := o.gens.acquire()
+	in.initSeries(ts)
 	o.retired.restore(ts.target.Name, ts.identity())
 	o.targets.put(t.Name, ts)
+	o.gens.release()
 	return nil
 }
 
@@ -117,6 +125,8 @@ func (o *Observer) Add(t Target) error {
 // counter series continue; series whose identifying labels (model, API,
 // server, objective sets) changed are retired from the exposition.
 func (o *Observer) Replace(t Target) (Target, error) {
+	o.changing.Lock()
+	defer o.changing.Unlock()
 	old, ok := o.targets.get(t.Name)
 	if !ok {
 		return Target{}, fmt.Errorf("could not replace target %q: not observed", t.Name)
@@ -129,19 +139,50 @@ func (o *Observer) Replace(t Target) (Target, error) {
 	ts.state, ts.waited, ts.reachedReady, ts.probed = old.state, old.waited, old.reachedReady, old.probed
 	ts.counts, ts.probes, ts.recent = old.counts, old.probes, old.recent
 	old.mu.Unlock()
-	o.initSeries(ts)
-	o.retired.retire(t.Name, old.identity().minus(ts.identity()))
+	in := o.gens.acquire()
+	in.initSeries(ts)
+	gone := old.identity().minus(ts.identity())
+	o.retired.retire(t.Name, gone)
 	o.retired.restore(t.Name, ts.identity())
 	o.targets.put(t.Name, ts)
+	o.gens.release()
+	if len(gone) > 0 {
+		o.gens.retire(old.sets)
+		o.renewIfDue()
+	}
 	return old.target, nil
 }
 
 // Remove stops observing the target called name: its gauges are no longer
 // reported and its counter and histogram series leave the exposition
-// (Prometheus and OTLP). Events for it are ignored from now on.
+// (Prometheus and OTLP). Events for it are ignored from now on. Once the
+// attribute sets of the targets removed or changed since the instruments'
+// generation started exceed, in any instrument, half those the current
+// targets can have plus retiredSlack, a new generation starts: the
+// current targets' series continue in it with their values, the others
+// are forgotten (a name added back later starts again from 0).
 func (o *Observer) Remove(name string) {
-	if _, ok := o.targets.remove(name); ok {
-		o.retired.retireTarget(name)
+	o.changing.Lock()
+	defer o.changing.Unlock()
+	ts, ok := o.targets.remove(name)
+	if !ok {
+		return
+	}
+	o.retired.retireTarget(name)
+	o.gens.retire(ts.sets)
+	o.renewIfDue()
+}
+
+// renewIfDue starts a new generation of the instruments when the series
+// of removed and changed targets are due to be forgotten; a failure is
+// handed to the error log and the current generation stays.
+func (o *Observer) renewIfDue() {
+	targets := o.targets.all()
+	if !o.gens.due(targets) {
+		return
+	}
+	if err := o.gens.renew(targets, o.retired); err != nil {
+		o.errors.Handle(err)
 	}
 }
 
@@ -154,7 +195,7 @@ func newTargetState(t Target) (*targetState, error) {
 		t.Provider = "openai"
 	}
 	return &targetState{
-		target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), state: probe.StateWaiting,
+		target: t, attrs: newTargetAttrs(t), objectives: newObjectiveAttrs(t), sets: syncSets(&t), state: probe.StateWaiting,
 		counts: map[probe.Outcome]uint64{}, probes: newProbeCounts(), recent: newRing(RecentPerTarget),
 	}, nil
 }
@@ -189,23 +230,28 @@ func validateTarget(t Target) error {
 	return validateObjectives(t)
 }
 
-// initSeries creates every counter series of ts at 0 so rate() works from
-// the start.
-func (o *Observer) initSeries(ts *targetState) {
+// initSeries creates every counter series of ts at 0 in in, so rate()
+// works from the start.
+func (in *instruments) initSeries(ts *targetState) {
 	ctx := context.Background()
 	for _, k := range initialRequestKeys() {
-		o.inst.requests.Add(ctx, 0, ts.attrs.requests[k])
+		in.requests.Add(ctx, 0, ts.attrs.requests[k])
 	}
 	for _, r := range probe.DropReasons {
-		o.inst.dropped.Add(ctx, 0, ts.attrs.drops[r])
+		in.dropped.Add(ctx, 0, ts.attrs.drops[r])
 	}
-	o.inst.scheduled.Add(ctx, 0, ts.attrs.target)
-	o.inst.inFlight.Add(ctx, 0, ts.attrs.target)
-	o.initSLOSeries(ctx, ts)
+	in.scheduled.Add(ctx, 0, ts.attrs.target)
+	in.inFlight.Add(ctx, 0, ts.attrs.target)
+	in.initSLOSeries(ctx, ts)
 }
 
-// observe reports the gauges: one-hot state, start-up wait and info.
-func (o *Observer) observe(_ context.Context, obs metric.Observer) error {
+// callback returns the gauge callback reporting into in (see observe).
+func (o *Observer) callback(in *instruments) metric.Callback {
+	return func(_ context.Context, obs metric.Observer) error { return o.observe(in, obs) }
+}
+
+// observe reports the gauges of in: one-hot state, start-up wait and info.
+func (o *Observer) observe(in *instruments, obs metric.Observer) error {
 	for _, ts := range o.targets.all() {
 		ts.mu.Lock()
 		state, waited := ts.state, ts.waited
@@ -215,27 +261,26 @@ func (o *Observer) observe(_ context.Context, obs metric.Observer) error {
 			if s == state {
 				v = 1
 			}
-			obs.ObserveInt64(o.inst.targetState, v, ts.attrs.states[s])
+			obs.ObserveInt64(in.targetState, v, ts.attrs.states[s])
 		}
-		obs.ObserveFloat64(o.inst.startupWait, waited.Seconds(), ts.attrs.target)
-		obs.ObserveInt64(o.inst.targetInfo, 1, ts.attrs.info)
+		obs.ObserveFloat64(in.startupWait, waited.Seconds(), ts.attrs.target)
+		obs.ObserveInt64(in.targetInfo, 1, ts.attrs.info)
 	}
-	o.observeSLO(obs)
+	o.observeSLO(in, obs)
 	return nil
 }
 
 // Close stops reporting the gauges. Counters and histograms keep their values.
 func (o *Observer) Close() error {
-	if err := o.reg.Unregister(); err != nil {
-		return fmt.Errorf("could not unregister gauge callback: %w", err)
-	}
-	return nil
+	return o.gens.unwatch(o)
 }
 
 // Scheduled implements probe.Observer.
 func (o *Observer) Scheduled(target string) {
 	if ts := o.state(target); ts != nil {
-		o.inst.scheduled.Add(context.Background(), 1, ts.attrs.targetAdd...)
+		in := o.gens.acquire()
+		defer o.gens.release()
+		in.scheduled.Add(context.Background(), 1, ts.attrs.targetAdd...)
 		ts.count(func(p *ProbeCounts) { p.Scheduled++ })
 	}
 }
@@ -243,7 +288,9 @@ func (o *Observer) Scheduled(target string) {
 // Dropped implements probe.Observer.
 func (o *Observer) Dropped(target string, reason probe.DropReason) {
 	if ts := o.state(target); ts != nil {
-		o.inst.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
+		in := o.gens.acquire()
+		defer o.gens.release()
+		in.dropped.Add(context.Background(), 1, ts.attrs.dropOpt(reason))
 		ts.count(func(p *ProbeCounts) { p.Dropped[reason]++ })
 	}
 }
@@ -251,7 +298,9 @@ func (o *Observer) Dropped(target string, reason probe.DropReason) {
 // Started implements probe.Observer.
 func (o *Observer) Started(target string) {
 	if ts := o.state(target); ts != nil {
-		o.inst.inFlight.Add(context.Background(), 1, ts.attrs.targetAdd...)
+		in := o.gens.acquire()
+		defer o.gens.release()
+		in.inFlight.Add(context.Background(), 1, ts.attrs.targetAdd...)
 		ts.count(func(p *ProbeCounts) { p.Sent++ })
 	}
 }
@@ -284,14 +333,16 @@ func (o *Observer) Finished(rec *probe.Record) {
 		return
 	}
 	ctx := context.Background()
-	o.inst.inFlight.Add(ctx, -1, ts.attrs.targetAdd...)
-	o.inst.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
-	o.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
-	o.recordLatencies(ctx, ts, rec)
+	in := o.gens.acquire()
+	defer o.gens.release()
+	in.inFlight.Add(ctx, -1, ts.attrs.targetAdd...)
+	in.requests.Add(ctx, 1, ts.attrs.requestOpt(rec))
+	in.recordGenAI(ctx, ts.attrs, ts.target.Stream, rec)
+	in.recordLatencies(ctx, ts, rec)
 	if ts.target.kind().httpPhases {
-		o.recordPhases(ctx, ts.attrs, rec)
+		in.recordPhases(ctx, ts.attrs, rec)
 	}
-	o.recordSLO(ctx, ts, rec)
+	in.recordSLO(ctx, ts, rec)
 	summary := summarize(rec)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -311,31 +362,31 @@ func record(ctx context.Context, h metric.Float64Histogram, d time.Duration, ok 
 
 // recordGenAI records the GenAI client metrics: duration for successful and
 // errored requests, tokens and chunk timings for successful ones.
-func (o *Observer) recordGenAI(ctx context.Context, a *targetAttrs, streamed bool, rec *probe.Record) {
+func (in *instruments) recordGenAI(ctx context.Context, a *targetAttrs, streamed bool, rec *probe.Record) {
 	switch rec.Outcome {
 	case probe.Errored:
 		d, ok := rec.Duration()
-		record(ctx, o.inst.opDuration, d, ok, []metric.RecordOption{a.genAIErrorOpt(rec.ErrorType)})
+		record(ctx, in.opDuration, d, ok, []metric.RecordOption{a.genAIErrorOpt(rec.ErrorType)})
 	case probe.Successful:
 		d, ok := rec.Duration()
-		record(ctx, o.inst.opDuration, d, ok, a.genAIRec)
+		record(ctx, in.opDuration, d, ok, a.genAIRec)
 		if rec.PromptTokensFrom != probe.TokensUnknown {
-			o.inst.tokenUsage.Record(ctx, int64(rec.PromptTokens), a.tokens[0])
+			in.tokenUsage.Record(ctx, int64(rec.PromptTokens), a.tokens[0])
 		}
 		if rec.OutputTokensFrom != probe.TokensUnknown {
-			o.inst.tokenUsage.Record(ctx, int64(rec.OutputTokens), a.tokens[1])
+			in.tokenUsage.Record(ctx, int64(rec.OutputTokens), a.tokens[1])
 		}
 		if rec.Stream && streamed {
-			o.recordChunks(ctx, a, rec)
+			in.recordChunks(ctx, a, rec)
 		}
 	}
 }
 
 // recordChunks records time to first chunk and every gap between consecutive chunks.
-func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+func (in *instruments) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TimeToFirstChunk()
-	record(ctx, o.inst.ttfc, d, ok, a.genAIRec)
-	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, o.inst.tpoc, d, true, a.genAIRec) })
+	record(ctx, in.ttfc, d, ok, a.genAIRec)
+	rec.ChunkGaps.Each(func(d time.Duration) { record(ctx, in.tpoc, d, true, a.genAIRec) })
 }
 
 // recordLatencies records the reference's per-request quantities: dispatch
@@ -345,13 +396,13 @@ func (o *Observer) recordChunks(ctx context.Context, a *targetAttrs, rec *probe.
 // data, as SeriesBudget counts them): no schedule quantities under a
 // closed-loop strategy, turn delays only with conversations, TTFT, TTFOT
 // and ITL only when streamed, round-trip metrics only for realtime targets.
-func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *probe.Record) {
+func (in *instruments) recordLatencies(ctx context.Context, ts *targetState, rec *probe.Record) {
 	a, t := ts.attrs, &ts.target
 	if !t.ClosedLoop {
 		d, ok := rec.DispatchDelay()
-		record(ctx, o.inst.dispatchDelay, d, ok, a.targetRec)
+		record(ctx, in.dispatchDelay, d, ok, a.targetRec)
 		if t.Conversations {
-			o.recordTurnDelays(ctx, a, rec)
+			in.recordTurnDelays(ctx, a, rec)
 		}
 	}
 	if rec.Outcome != probe.Successful {
@@ -359,28 +410,28 @@ func (o *Observer) recordLatencies(ctx context.Context, ts *targetState, rec *pr
 	}
 	if t.Stream {
 		d, ok := rec.TTFT()
-		record(ctx, o.inst.ttft, d, ok, a.targetRec)
+		record(ctx, in.ttft, d, ok, a.targetRec)
 		d, ok = rec.TTFOT()
-		record(ctx, o.inst.ttfot, d, ok, a.targetRec)
+		record(ctx, in.ttfot, d, ok, a.targetRec)
 		d, ok = rec.ITL()
-		record(ctx, o.inst.itl, d, ok, a.targetRec)
+		record(ctx, in.itl, d, ok, a.targetRec)
 	}
 	d, ok := rec.TPOT()
-	record(ctx, o.inst.tpot, d, ok, a.targetRec)
+	record(ctx, in.tpot, d, ok, a.targetRec)
 	if !t.ClosedLoop {
 		d, ok = rec.ScheduledLatency()
-		record(ctx, o.inst.scheduledLatency, d, ok, a.targetRec)
+		record(ctx, in.scheduledLatency, d, ok, a.targetRec)
 	}
 	if t.kind().roundTrips {
 		d, ok = rec.TimeToLastRoundTrip()
-		record(ctx, o.inst.lastRoundTrip, d, ok, a.targetRec)
+		record(ctx, in.lastRoundTrip, d, ok, a.targetRec)
 		d, ok = rec.AverageRTT()
-		record(ctx, o.inst.averageRTT, d, ok, a.targetRec)
+		record(ctx, in.averageRTT, d, ok, a.targetRec)
 	}
 }
 
 // recordPhases records the HTTP phases that happened, for any outcome.
-func (o *Observer) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+func (in *instruments) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	h := &rec.HTTP
 	for _, p := range []struct {
 		name       string
@@ -392,7 +443,7 @@ func (o *Observer) recordPhases(ctx context.Context, a *targetAttrs, rec *probe.
 		{phaseFirstByte, rec.RequestStart, h.FirstByte},
 	} {
 		if !p.start.IsZero() && !p.end.IsZero() {
-			record(ctx, o.inst.phase, p.end.Sub(p.start), true, []metric.RecordOption{a.phases[p.name]})
+			record(ctx, in.phase, p.end.Sub(p.start), true, []metric.RecordOption{a.phases[p.name]})
 		}
 	}
 }

@@ -130,7 +130,7 @@ func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overf
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	counted := &countingExporter{Exporter: exp, overflow: watch, retired: hide}
+	counted := &countingExporter{Exporter: exp, overflow: watch, retired: hide, delta: newDeltaConverter(exp)}
 	return sdkmetric.NewPeriodicReader(counted, opts...), counted, nil
 }
 

@@ -30,6 +30,9 @@ type countingExporter struct {
 	counter  atomic.Pointer[metric.Int64Counter]
 	overflow *overflowWatch
 	retired  *retired
+	// delta turns the per-target cumulative points into deltas when the
+	// exporter asks for them; nil otherwise.
+	delta *deltaConverter
 }
 
 // exportOutcome are the attribute sets of the outcomes.
@@ -56,13 +59,15 @@ func (e *countingExporter) count(meter metric.Meter) error {
 	return nil
 }
 
-// Export exports rm without its retired series, counts the outcome and
-// reports overflow series.
+// Export exports rm without its retired series, with the per-target
+// counters and histograms in the temporality the exporter asks for,
+// counts the outcome and reports overflow series.
 func (e *countingExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if e.overflow != nil {
 		e.overflow.otlp(rm)
 	}
 	e.retired.otlp(rm)
+	e.delta.convert(rm)
 	err := e.Exporter.Export(ctx, rm)
 	if c := e.counter.Load(); c != nil {
 		(*c).Add(context.WithoutCancel(ctx), 1, exportOutcome[err == nil])

@@ -56,12 +56,13 @@ func (id identity) minus(other identity) identity {
 	return out
 }
 
-// retired is what the exposition hides of the series the SDK keeps for
-// ever: every series of a removed target, and the series of a replaced
-// target whose identifying labels no longer match it. The OpenTelemetry
-// SDK cannot forget a counter's or histogram's attribute set; so they are
-// filtered out of every Prometheus scrape and OTLP export instead. It is
-// safe for concurrent use.
+// retired is what the exposition hides of the series the SDK keeps: every
+// series of a removed target, and the series of a replaced target whose
+// identifying labels no longer match it. The OpenTelemetry SDK cannot
+// forget a counter's or histogram's attribute set; so they are filtered
+// out of every Prometheus scrape and OTLP export until a new generation
+// of the instruments (see generations) leaves them behind and reset
+// empties the filter. It is safe for concurrent use.
 type retired struct {
 	mu      sync.RWMutex
 	targets map[string]bool
@@ -110,6 +111,15 @@ func (r *retired) restore(target string, id identity) {
 			delete(r.pairs[target][label], v)
 		}
 	}
+}
+
+// reset hides nothing any more: a new generation has none of the series
+// hidden so far.
+func (r *retired) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.targets)
+	clear(r.pairs)
 }
 
 // hidden reports whether the series of target whose labels value returns

@@ -113,42 +113,43 @@ func newObjectiveAttrs(t Target) []*objectiveAttrs {
 }
 
 // initSLOSeries creates every SLO counter series of ts at 0.
-func (o *Observer) initSLOSeries(ctx context.Context, ts *targetState) {
+func (in *instruments) initSLOSeries(ctx context.Context, ts *targetState) {
 	for _, a := range ts.objectives {
-		o.inst.slo.evaluated.Add(ctx, 0, a.set)
-		o.inst.slo.conforming.Add(ctx, 0, a.set)
+		in.slo.evaluated.Add(ctx, 0, a.set)
+		in.slo.conforming.Add(ctx, 0, a.set)
 		for _, r := range a.objective.Reasons() {
-			o.inst.slo.nonconforming.Add(ctx, 0, a.reasons[r])
+			in.slo.nonconforming.Add(ctx, 0, a.reasons[r])
 		}
 	}
 }
 
 // recordSLO evaluates rec against every objective set of ts and counts it.
-func (o *Observer) recordSLO(ctx context.Context, ts *targetState, rec *probe.Record) {
+func (in *instruments) recordSLO(ctx context.Context, ts *targetState, rec *probe.Record) {
 	for _, a := range ts.objectives {
 		res := a.objective.Evaluate(rec)
 		if res.Verdict == slo.Excluded {
 			continue
 		}
-		o.inst.slo.evaluated.Add(ctx, 1, a.set)
+		in.slo.evaluated.Add(ctx, 1, a.set)
 		if res.Verdict == slo.Conforming {
-			o.inst.slo.conforming.Add(ctx, 1, a.set)
+			in.slo.conforming.Add(ctx, 1, a.set)
 			continue
 		}
 		opt, ok := a.reasons[res.Reason]
 		if !ok {
 			opt = a.other
 		}
-		o.inst.slo.nonconforming.Add(ctx, 1, opt)
+		in.slo.nonconforming.Add(ctx, 1, opt)
 	}
 }
 
-// observeSLO reports the target attainment and period of every objective set.
-func (o *Observer) observeSLO(obs metric.Observer) {
+// observeSLO reports the target attainment and period of every objective
+// set into in.
+func (o *Observer) observeSLO(in *instruments, obs metric.Observer) {
 	for _, ts := range o.targets.all() {
 		for _, a := range ts.objectives {
-			obs.ObserveFloat64(o.inst.slo.objective, a.objective.Attainment, a.set)
-			obs.ObserveFloat64(o.inst.slo.period, a.objective.Period.Seconds(), a.set)
+			obs.ObserveFloat64(in.slo.objective, a.objective.Attainment, a.set)
+			obs.ObserveFloat64(in.slo.period, a.objective.Period.Seconds(), a.set)
 		}
 	}
 }

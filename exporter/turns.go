@@ -48,18 +48,20 @@ var _ probe.SchedulerObserver = (*Observer)(nil)
 
 // recordTurnDelays records the split of rec's dispatch delay where it is
 // defined: requests with an arrival schedule, whatever their outcome.
-func (o *Observer) recordTurnDelays(ctx context.Context, a *targetAttrs, rec *probe.Record) {
+func (in *instruments) recordTurnDelays(ctx context.Context, a *targetAttrs, rec *probe.Record) {
 	d, ok := rec.TurnPredecessorDelay()
-	record(ctx, o.inst.turns.predecessor, d, ok, a.targetRec)
+	record(ctx, in.turns.predecessor, d, ok, a.targetRec)
 	d, ok = rec.TurnSchedulingDelay()
-	record(ctx, o.inst.turns.scheduling, d, ok, a.targetRec)
+	record(ctx, in.turns.scheduling, d, ok, a.targetRec)
 }
 
 // GenerationDelay implements probe.SchedulerObserver; it records only for
 // targets with conversations.
 func (o *Observer) GenerationDelay(target string, d time.Duration) {
 	if ts := o.state(target); ts != nil && ts.target.Conversations {
-		o.inst.turns.generation.Record(context.Background(), d.Seconds(), ts.attrs.target)
+		in := o.gens.acquire()
+		defer o.gens.release()
+		in.turns.generation.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }
 
@@ -67,6 +69,8 @@ func (o *Observer) GenerationDelay(target string, d time.Duration) {
 // with conversations.
 func (o *Observer) ThinkTime(target string, d time.Duration) {
 	if ts := o.state(target); ts != nil && ts.target.Conversations {
-		o.inst.turns.think.Record(context.Background(), d.Seconds(), ts.attrs.target)
+		in := o.gens.acquire()
+		defer o.gens.release()
+		in.turns.think.Record(context.Background(), d.Seconds(), ts.attrs.target)
 	}
 }

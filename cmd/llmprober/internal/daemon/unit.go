@@ -58,10 +58,12 @@ func (u *unit) join(d *Daemon) error {
 	return d.windows.Add(u.store)
 }
 
-// leave unregisters a removed target's unit: its series leave /metrics.
+// leave unregisters a removed target's unit: its series leave /metrics,
+// and the log observer forgets it.
 func (u *unit) leave(d *Daemon) {
 	d.windows.Remove(u.cfg.Name)
 	d.observer.Remove(u.cfg.Name)
+	d.logs.Forget(u.cfg.Name)
 }
 
 // takeOver registers u in place of the unit of the same name, whose

@@ -52,6 +52,19 @@ func NewLogObserver(logger *slog.Logger, now func() time.Time) *LogObserver {
 	}
 }
 
+// Forget drops what l remembers of target (state, last readiness failure,
+// rate limits), once it was removed: a daemon whose targets come and go
+// keeps only its current targets' entries.
+func (l *LogObserver) Forget(target string) {
+	l.errors.Forget(func(k errorKey) bool { return k.target == target })
+	l.drops.Forget(func(k dropKey) bool { return k.target == target })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.state, target)
+	delete(l.gateErr, target)
+	delete(l.gateLogged, target)
+}
+
 // readinessFailed remembers the last readiness failure of target, to be shown
 // with its next state change, and logs it when its text changed or
 // errorLogInterval has passed since it was last logged, so that a target

@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -135,5 +136,44 @@ func TestLogObserverErrorCodeAndUsage(t *testing.T) {
 	}
 	if strings.Contains(lines[1], "error_code") || strings.Contains(lines[1], "usage_inconsistent") {
 		t.Errorf("line %q has a code or a flag it should not", lines[1])
+	}
+}
+
+// TestLogObserverForget: 1000 targets that came and went leave nothing
+// behind once forgotten, and a forgotten target's next error is logged at
+// once, without a held count, where a remembered one's is held back.
+func TestLogObserverForget(t *testing.T) {
+	var buf syncBuffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewLogObserver(slog.New(slog.NewTextHandler(&buf, nil)), func() time.Time { return now })
+	for i := range 1000 {
+		name := fmt.Sprintf("t%d", i)
+		l.State(name, probe.StateWaiting, 0)
+		l.readinessFailed(name, errors.New("connection refused"))
+		l.Dropped(name, probe.DropQueueFull)
+		l.Finished(&probe.Record{Target: name, Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx})
+		l.Forget(name)
+	}
+	if n := len(l.state) + len(l.gateErr) + len(l.gateLogged); n != 0 {
+		t.Errorf("%d entries remain of forgotten targets, want 0", n)
+	}
+	rec := func(target string) *probe.Record {
+		return &probe.Record{Target: target, Outcome: probe.Errored, ErrorType: probe.ErrorHTTP5xx}
+	}
+	for _, c := range []struct {
+		forget bool
+		want   int // lines of the second error, 10 s after the first
+	}{{false, 0}, {true, 1}} {
+		target := fmt.Sprintf("forget-%v", c.forget)
+		l.Finished(rec(target))
+		if c.forget {
+			l.Forget(target)
+		}
+		before := strings.Count(buf.String(), "\n")
+		now = now.Add(10 * time.Second)
+		l.Finished(rec(target))
+		if got := strings.Count(buf.String(), "\n") - before; got != c.want {
+			t.Errorf("forget %v: the second error wrote %d lines, want %d:\n%s", c.forget, got, c.want, buf.String())
+		}
 	}
 }
