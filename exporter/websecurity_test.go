@@ -16,7 +16,7 @@ func guardedServer(t *testing.T, allowed ...string) (string, *http.Client, *atom
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	s.Handle("GET /config", ok)
 	s.Handle("GET /api/v1/targets", ok)
-	s.Handle("POST /-/reload", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reloads.Add(1) }))
+	s.Handle("POST /-/reload", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reloads.Add(1) }))
 	base, c := startServer(t, s)
 	return base, c, &reloads
 }
@@ -126,7 +126,7 @@ func TestHostChecked(t *testing.T) {
 func TestSecurityHeaders(t *testing.T) {
 	m, _ := newTestMetrics(t)
 	s := NewServer(ServerOptions{Metrics: m})
-	s.Handle("GET /config", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	s.Handle("GET /config", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	base, c := startServer(t, s)
 	want := map[string]string{
 		"X-Content-Type-Options":  "nosniff",
