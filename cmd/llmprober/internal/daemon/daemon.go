@@ -136,7 +136,8 @@ func (d *Daemon) build(cfg *config.Config) error {
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		Metrics: d.metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: d.opts.WebConfigFile,
 		Version: buildinfo.Version(), Logger: d.logger, ConfigPath: "/config",
-		Limits: exporter.ServerLimits{MaxConnections: d.maxConns}, AllowedHosts: allowedHosts(d.opts.AllowedHosts, cfg.ListenAddress),
+		Limits:       exporter.ServerLimits{MaxConnections: d.maxConns},
+		AllowedHosts: allowedHosts(d.opts.AllowedHosts, cfg.ListenAddress),
 	})
 	d.windows.Register(d.server)
 	d.registerRoutes()
@@ -144,9 +145,10 @@ func (d *Daemon) build(cfg *config.Config) error {
 }
 
 // Run serves HTTP on listen and probes every target until ctx ends,
-// reloading on SIGHUP, POST /-/reload and, when enabled, a changed file;
-// then it stops the units (requests in flight become incomplete), flushes
-// the metrics and shuts the server down.
+// reloading on SIGHUP, POST /-/reload (with EnableLifecycle) and, when
+// enabled, a changed file; then it stops the units (requests in flight
+// become incomplete), flushes the metrics and shuts the server down. The
+// probes start without waiting for the start OTLP export.
 func (d *Daemon) Run(ctx context.Context, listen string, stdout io.Writer) error {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
