@@ -75,7 +75,7 @@ func (s *Server) render(w http.ResponseWriter, f func(*bytes.Buffer) error) {
 func newLandingTarget(st *TargetStatus) web.TargetRow {
 	t := st.Target
 	return web.TargetRow{
-		Name: t.Name, Model: t.Model, API: t.API, Stream: strconv.FormatBool(t.Stream),
+		Name: t.Name, Model: probe.Printable(t.Model), API: t.API, Stream: strconv.FormatBool(t.Stream),
 		Server: serverHost(t), State: stateText(st),
 		Successful: st.Counts[probe.Successful], Errored: st.Counts[probe.Errored],
 		Incomplete: st.Counts[probe.Incomplete],
@@ -87,7 +87,7 @@ func newLandingTarget(st *TargetStatus) web.TargetRow {
 func newLandingProbe(p *ProbeSummary) web.ProbeRow {
 	return web.ProbeRow{
 		Time: timeText(p.Time), Seq: strconv.FormatUint(p.Seq, 10), Outcome: string(p.Outcome),
-		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(p.ErrorCode.String()), Error: orAbsent(p.Error),
+		ErrorType: orAbsent(string(p.ErrorType)), ErrorCode: orAbsent(probe.Printable(p.ErrorCode.String())), Error: orAbsent(p.Error),
 		HTTPStatus: statusText(p.HTTPStatus),
 		Latency:    durationText(p.Latency), TTFT: durationText(p.TTFT), TTFOT: durationText(p.TTFOT),
 		ITL: durationText(p.ITL), TPOT: durationText(p.TPOT),

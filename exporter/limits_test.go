@@ -45,7 +45,7 @@ func rawConn(t *testing.T, base string) (net.Conn, *bufio.Reader) {
 // roundTrip sends a GET of path on c and reads the answer's status.
 func roundTrip(t *testing.T, c net.Conn, br *bufio.Reader, path string) int {
 	t.Helper()
-	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	return roundTripRead(t, c, br)
@@ -81,7 +81,7 @@ func TestServerClosesIdleConnections(t *testing.T) {
 func TestServerCutsSlowHeaders(t *testing.T) {
 	base, _ := startServer(t, NewServer(ServerOptions{Limits: ServerLimits{ReadHeaderTimeout: 50 * time.Millisecond}}))
 	c, br := rawConn(t, base)
-	_, _ = io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n")
+	_, _ = io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n")
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadAll(br); err != nil {
 		t.Errorf("read: %v; want the server to close the connection", err)
@@ -95,10 +95,10 @@ func TestServerConnectionCap(t *testing.T) {
 	first, firstR := rawConn(t, base)
 	second, _ := rawConn(t, base)
 	for _, c := range []net.Conn{first, second} {
-		_, _ = io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n")
+		_, _ = io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n")
 	}
 	third, thirdR := rawConn(t, base)
-	_, _ = io.WriteString(third, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+	_, _ = io.WriteString(third, "GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	_ = third.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if _, err := thirdR.ReadByte(); err == nil {
 		t.Fatal("a third connection was served while two were busy")
@@ -183,7 +183,7 @@ func TestServerShutdownCutsSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = c.Close() }()
-	_, _ = io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nx")
+	_, _ = io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\nx")
 	<-reading
 	start := time.Now()
 	if err := s.Shutdown(context.Background()); err != nil {
@@ -318,7 +318,7 @@ func stallClients(t *testing.T, base, path string, n int) []net.Conn {
 		if tc, ok := c.(*net.TCPConn); ok {
 			_ = tc.SetReadBuffer(4096)
 		}
-		_, _ = io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		_, _ = io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: localhost\r\n\r\n")
 		conns = append(conns, c)
 	}
 	return conns

@@ -387,28 +387,26 @@ func (m *Metrics) HandleError(err error) { m.errors.Handle(err) }
 // SDKLogger returns a logger for otel.SetLogger; see ErrorLog.SDKLogger.
 func (m *Metrics) SDKLogger() logr.Logger { return m.errors.SDKLogger() }
 
-// ExportStart exports once over OTLP now, if OTLP is enabled: called after
+// ExportStart exports once over OTLP, if OTLP is enabled: called after
 // every target's instruments exist and before any probe is sent, it gives
 // every counter a first OTLP sample of 0, so that a receiver's rate() and
 // increase() count the first export interval of a new process too. It
-// waits for the export, which the exporter bounds by its timeout
-// (OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s) or ctx; a failure is counted
-// and logged like any failed export.
+// collects now and returns: the export runs in the background, bounded
+// by the OTLP timeout (OTEL_EXPORTER_OTLP_TIMEOUT, default 10 s), and
+// Shutdown waits for it within its context; a failure is counted and
+// logged like any failed export.
 func (m *Metrics) ExportStart(ctx context.Context) {
-	if m.otlpReader == nil {
-		return
-	}
-	if err := m.otlpReader.ForceFlush(ctx); err != nil {
-		m.errors.Handle(err)
-	}
+	m.exports.exportStart(ctx, m.otlpReader, m.errors.Handle)
 }
 
-// Shutdown flushes the OTLP reader (a final export) and stops every reader.
+// Shutdown waits for the start export (ExportStart) within ctx, flushes
+// the OTLP reader (a final export) and stops every reader.
 // Its error (the final export failed, say) has its text redacted and cut
 // as Options.Errors redacts. It is idempotent: later calls return the
 // first call's result.
 func (m *Metrics) Shutdown(ctx context.Context) error {
 	m.shutdownOnce.Do(func() {
+		m.exports.waitStart(ctx)
 		err := errors.Join(m.provider.Shutdown(ctx), m.gens.shutdown(ctx))
 		m.shutdownErr = m.errors.safe("could not shut down meter provider", err)
 	})

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"google.golang.org/grpc"
 )
 
 // Standard OpenTelemetry environment variables read here.
@@ -103,7 +104,9 @@ func otlpEndpointCredentials(getenv func(string) string) error {
 // does not ask for OTLP. The exporter reads its endpoint and headers, the
 // reader its interval, from the standard environment variables; over
 // HTTP, the client is otlpHTTPClient's (timeout and TLS from the same
-// variables, no redirects).
+// variables, no redirects); over both, an answer is read up to
+// MaxOTLPResponseBytes and MaxOTLPResponseHeaderBytes, and each export
+// ends within FlushTimeout.
 func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overflowWatch, hide *retired,
 	opts ...sdkmetric.PeriodicReaderOption) (*sdkmetric.PeriodicReader, *countingExporter, error) {
 	want, err := otlpWanted(getenv)
@@ -119,18 +122,21 @@ func newOTLPReader(ctx context.Context, getenv func(string) string, watch *overf
 	}
 	var exp sdkmetric.Exporter
 	if proto == protocolGRPC {
-		exp, err = otlpmetricgrpc.New(ctx)
+		exp, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithDialOption(
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxOTLPResponseBytes)),
+			grpc.WithMaxHeaderListSize(MaxOTLPResponseHeaderBytes)))
 	} else {
 		var client *http.Client
 		if client, err = otlpHTTPClient(getenv); err != nil {
 			return nil, nil, err
 		}
-		exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithHTTPClient(client))
+		exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithHTTPClient(client),
+			otlpmetrichttp.WithMaxResponseSize(MaxOTLPResponseBytes))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not create OTLP %s exporter: %w", proto, err)
 	}
-	counted := &countingExporter{Exporter: exp, overflow: watch, retired: hide, delta: newDeltaConverter(exp)}
+	counted := newCountingExporter(exp, FlushTimeout(getenv), watch, hide)
 	return sdkmetric.NewPeriodicReader(counted, opts...), counted, nil
 }
 

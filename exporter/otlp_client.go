@@ -11,6 +11,20 @@ import (
 	"time"
 )
 
+// Bounds of what an OTLP receiver's answer to an export can make
+// llmprober read and keep.
+const (
+	// MaxOTLPResponseBytes bounds the body of an OTLP/HTTP answer (an error
+	// text, a partial success) and the message of an OTLP/gRPC answer, in
+	// bytes; a longer one fails the export (read no further than one byte
+	// beyond the bound).
+	MaxOTLPResponseBytes = 64 << 10
+	// MaxOTLPResponseHeaderBytes bounds the header lines (status line
+	// included) of an OTLP/HTTP answer and the header list of an OTLP/gRPC
+	// answer, in bytes.
+	MaxOTLPResponseHeaderBytes = 64 << 10
+)
+
 // otlpTLSVariables are the OTLP exporter's TLS variables, each with its
 // metrics-specific form first (which wins when both are set).
 var otlpTLSVariables = struct{ ca, cert, key [2]string }{
@@ -20,7 +34,8 @@ var otlpTLSVariables = struct{ ca, cert, key [2]string }{
 }
 
 // otlpHTTPClient returns the HTTP client of the OTLP/HTTP exporter: the
-// exporter's own transport settings, its timeout and TLS files read from
+// exporter's own transport settings, answer headers of at most
+// MaxOTLPResponseHeaderBytes, its timeout and TLS files read from
 // the standard variables, and no redirect followed (a 3xx answer is an
 // export error), so that the OTLP headers never reach another origin or go
 // out over a downgraded scheme. Errors name the variable of a file that
@@ -31,14 +46,15 @@ func otlpHTTPClient(getenv func(string) string) (*http.Client, error) {
 		return nil, err
 	}
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		TLSClientConfig:       tlsCfg,
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		TLSClientConfig:        tlsCfg,
+		MaxResponseHeaderBytes: MaxOTLPResponseHeaderBytes,
 	}
 	return &http.Client{
 		Transport:     transport,

@@ -23,9 +23,11 @@ type ProbeSummary struct {
 	// Outcome and ErrorType are the request's status and its error class.
 	Outcome   probe.Outcome
 	ErrorType probe.ErrorType
-	// Error is the record's error text, shortened to maxErrorText runes.
+	// Error is the record's error text with the runes the log escapes
+	// escaped (probe.Printable), shortened to maxErrorText runes.
 	Error string
-	// ErrorCode is the server's error code (Record.ErrorCode).
+	// ErrorCode is the server's error code (Record.ErrorCode), as the
+	// server sent it: the page and the API escape it as they show it.
 	ErrorCode probe.ErrorCode
 	// HTTPStatus is the response status code; 0 when no response arrived.
 	HTTPStatus int
@@ -48,7 +50,7 @@ func summarize(rec *probe.Record) ProbeSummary {
 	}
 	return ProbeSummary{
 		Time: t, Seq: rec.Seq, Outcome: rec.Outcome, ErrorType: rec.ErrorType,
-		Error: shorten(rec.Error, maxErrorText), ErrorCode: rec.ErrorCode, HTTPStatus: rec.HTTPStatus,
+		Error: shorten(probe.Printable(rec.Error), maxErrorText), ErrorCode: rec.ErrorCode, HTTPStatus: rec.HTTPStatus,
 		Latency: optional(rec.Latency()), TTFT: optional(rec.TTFT()), TTFOT: optional(rec.TTFOT()),
 		ITL: optional(rec.ITL()), TPOT: optional(rec.TPOT()),
 		OutputTokens: rec.OutputTokens, OutputTokensFrom: rec.OutputTokensFrom,

@@ -16,7 +16,8 @@ type apiRecent struct {
 }
 
 // apiRecentProbe is one finished request; durations in seconds, null where
-// undefined. Error is the redacted, shortened error text.
+// undefined. Error is the redacted, shortened error text; it and the text
+// of ErrorCode have the runes the log escapes escaped (probe.Printable).
 type apiRecentProbe struct {
 	Time              *string         `json:"time"`
 	Seq               uint64          `json:"seq"`
@@ -53,7 +54,7 @@ func (w *Windows) getRecent(r apiRequest) (any, *apiError) {
 // newAPIRecentProbe formats one recent request.
 func newAPIRecentProbe(p *ProbeSummary) apiRecentProbe {
 	out := apiRecentProbe{
-		Time: timeJSON(p.Time), Seq: p.Seq, Outcome: p.Outcome, ErrorCode: p.ErrorCode,
+		Time: timeJSON(p.Time), Seq: p.Seq, Outcome: p.Outcome, ErrorCode: printableCode(p.ErrorCode),
 		ErrorType: stringOrNil(string(p.ErrorType)), Error: stringOrNil(p.Error),
 		Latency: secondsOrNil(p.Latency), TTFT: secondsOrNil(p.TTFT), TTFOT: secondsOrNil(p.TTFOT),
 		ITL: secondsOrNil(p.ITL), TPOT: secondsOrNil(p.TPOT),
@@ -67,6 +68,12 @@ func newAPIRecentProbe(p *ProbeSummary) apiRecentProbe {
 		out.OutputTokens, out.OutputTokensFrom = &n, &from
 	}
 	return out
+}
+
+// printableCode is c with its text escaped by probe.Printable.
+func printableCode(c probe.ErrorCode) probe.ErrorCode {
+	c.Text = probe.Printable(c.Text)
+	return c
 }
 
 // stringOrNil returns &s, or nil when s is empty.

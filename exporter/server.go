@@ -38,17 +38,27 @@ type ServerOptions struct {
 	// Limits bounds the clients' time, connections and heavy requests;
 	// zero fields take DefaultServerLimits.
 	Limits ServerLimits
+	// AllowedHosts are the names (or host:port) a request's Host header
+	// may name, besides an IP literal, localhost and the machine's host
+	// name, on every route but /metrics, /-/healthy and /-/ready; another
+	// is answered 421. "*" allows any.
+	AllowedHosts []string
 }
 
 // Server is the HTTP server: the status pages (the overview on /, a page
 // per target on /targets/{name}, their assets under /static/), /metrics,
-// /-/healthy, /-/ready, and any route added with Handle.
+// /-/healthy, /-/ready, and any route added with Handle. Every response
+// carries nosniff, X-Frame-Options DENY and a same-origin
+// Content-Security-Policy; requests are refused whose Host is not allowed
+// (see ServerOptions.AllowedHosts), or that change state (any method but
+// GET, HEAD and OPTIONS) and come from another site or carry a form's body.
 type Server struct {
 	opts    ServerOptions
 	mux     *http.ServeMux
 	srv     *http.Server
 	records inFlight
 	conns   *connLimiter
+	hosts   hostPolicy
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -62,7 +72,7 @@ func NewServer(opts ServerOptions) *Server {
 	opts.Limits = opts.Limits.withDefaults()
 	lim := opts.Limits
 	s := &Server{opts: opts, mux: http.NewServeMux(), records: newInFlight(lim.MaxRecordsRequests),
-		conns: newConnLimiter(lim.MaxConnections)}
+		conns: newConnLimiter(lim.MaxConnections), hosts: newHostPolicy(machineName(), opts.AllowedHosts)}
 	s.mux.HandleFunc("GET /{$}", s.landing)
 	s.mux.HandleFunc("GET /targets/{name}", s.targetPage)
 	s.mux.Handle("GET "+pages.StaticPrefix, pages.Static())
@@ -72,7 +82,7 @@ func NewServer(opts ServerOptions) *Server {
 		s.mux.Handle("GET /metrics", newInFlight(lim.MaxMetricsRequests).limit(opts.Metrics.Handler(), metricsRefused))
 	}
 	s.srv = &http.Server{
-		Handler:           s.mux,
+		Handler:           s.guard(s.mux),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		WriteTimeout:      lim.WriteTimeout,
@@ -93,8 +103,9 @@ func metricsRefused(w http.ResponseWriter, _ *http.Request) {
 // Call it before Serve.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
-// Handler returns the router, without the web configuration's TLS or auth.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the router with its security headers, Host check and
+// cross-site refusal, without the web configuration's TLS or auth.
+func (s *Server) Handler() http.Handler { return s.srv.Handler }
 
 // Serve accepts connections on l until Shutdown, at most
 // Limits.MaxConnections at once (when all are taken, a new client gets the

@@ -107,7 +107,7 @@ func BenchmarkScrapeFullWindows(b *testing.B) {
 				f.feed(scrapeInterval)
 				b.StartTimer()
 				rec := httptest.NewRecorder()
-				f.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				f.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil))
 				if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
 					b.Fatalf("GET %s: %d, %d bytes", path, rec.Code, rec.Body.Len())
 				}

@@ -37,7 +37,7 @@ Usage:
   llmprober demo  [--listen-address ADDR] [--log-level LEVEL]
       Start the embedded simulated endpoint on loopback and probe it.
   llmprober run   [--config FILE] [--listen-address ADDR] [--log-level LEVEL] [--web-config-file FILE]
-                  [--config.auto-reload-interval D]
+                  [--config.auto-reload-interval D] [--web.enable-lifecycle] [--web.allowed-hosts NAMES]
                   [--shards N --shard I]
       Probe the targets of FILE, or the single target set by LLMPROBER_TARGET_URL;
       with --shards, only those whose name hashes to shard I (0 to N-1).
@@ -86,8 +86,11 @@ Environment:
 
 Endpoints: / (status page), /targets/NAME, /metrics, /-/healthy, /-/ready,
 /api/v1/targets, /config (the running configuration, secrets redacted),
-POST /-/reload. SIGHUP and POST /-/reload reload the configuration of run
-(see README).
+POST /-/reload (with --web.enable-lifecycle). SIGHUP and POST /-/reload
+reload the configuration of run (see README). Every route but /metrics,
+/-/healthy and /-/ready answers only a Host that is an IP address,
+localhost, this machine's or the listen address's name, or one of
+--web.allowed-hosts.
 `
 
 // Run is the whole command line: environ is the environment (name → value); it parses args, runs the subcommand until it

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,16 +41,16 @@ func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
 	var f commonFlags
 	var sf shardFlags
-	var autoReload time.Duration
+	var wf webFlags
 	fs := newFlagSet("run", stderr, &f, true, true)
 	addShardFlags(fs, &sf, environ)
-	fs.DurationVar(&autoReload, "config.auto-reload-interval", 0,
-		"poll the configuration file's checksum this often and reload when it changed (for Kubernetes ConfigMaps); 0, the default, is off")
+	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if autoReload < 0 {
-		fmt.Fprintf(stderr, "--config.auto-reload-interval must not be negative, got %s\n", autoReload)
+	hosts, err := wf.validate()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
 	cfg, err := resolveShard(f, sf, environ, f.webConfig)
@@ -69,12 +70,49 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	d, err := daemon.New(ctx, daemon.Options{
 		Config: cfg, Logger: logger, Level: level, WebConfigFile: f.webConfig, Getenv: getenv(environ),
 		Reload: func() (*config.Config, error) { return resolveShard(f, sf, environ, f.webConfig) },
-		File:   configFile(f, environ), AutoReloadInterval: autoReload, Hangup: hangup,
+		File:   configFile(f, environ), AutoReloadInterval: wf.autoReload, Hangup: hangup,
+		EnableLifecycle: wf.lifecycle, AllowedHosts: hosts,
 	})
 	if err != nil {
 		return err
 	}
 	return d.Run(ctx, cfg.ListenAddress, stdout)
+}
+
+// webFlags are run's flags of reloading and of the HTTP server's checks.
+type webFlags struct {
+	autoReload   time.Duration
+	lifecycle    bool
+	allowedHosts string
+}
+
+// add defines the flags on fs.
+func (wf *webFlags) add(fs *flag.FlagSet) {
+	fs.DurationVar(&wf.autoReload, "config.auto-reload-interval", 0,
+		"poll the configuration file's checksum this often and reload when it changed (for Kubernetes ConfigMaps); 0, the default, is off")
+	fs.BoolVar(&wf.lifecycle, "web.enable-lifecycle", false, "serve POST /-/reload (off by default: 403)")
+	fs.StringVar(&wf.allowedHosts, "web.allowed-hosts", "",
+		"comma-separated host names the status pages, the API and /config answer besides IP addresses, localhost, "+
+			"this machine's name and the listen address's; * allows any")
+}
+
+// validate checks the flags and returns the allowed host names.
+func (wf *webFlags) validate() ([]string, error) {
+	if wf.autoReload < 0 {
+		return nil, fmt.Errorf("--config.auto-reload-interval must not be negative, got %s", wf.autoReload)
+	}
+	var hosts []string
+	for h := range strings.SplitSeq(wf.allowedHosts, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if strings.ContainsAny(h, "/@ ") {
+			return nil, fmt.Errorf("--web.allowed-hosts: %q is not a host name (give names such as llmprober.monitoring.svc, without scheme or path)", h)
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
 }
 
 // configFile is the configuration file run reads: --config, else

@@ -298,7 +298,7 @@ func trickle(t *testing.T, addr string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n")
 	go func() {
 		for {
 			if _, err := c.Write([]byte("x")); err != nil {

@@ -275,7 +275,7 @@ func TestFaultMatrixSlowClients(t *testing.T) {
 		conns = append(conns, c)
 		if i < 30 {
 			_ = c.(*net.TCPConn).SetReadBuffer(4096)
-			_, _ = io.WriteString(c, "GET /api/v1/targets?records=true HTTP/1.1\r\nHost: x\r\n\r\n")
+			_, _ = io.WriteString(c, "GET /api/v1/targets?records=true HTTP/1.1\r\nHost: localhost\r\n\r\n")
 		}
 	}
 	fams, _ := r.scrape(t)

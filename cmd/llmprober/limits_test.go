@@ -73,7 +73,7 @@ func TestShutdownCutsSlowClientAndFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = c.Close() }()
-	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {

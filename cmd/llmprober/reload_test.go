@@ -49,10 +49,11 @@ func rewrite(t *testing.T, path, content string) {
 	}
 }
 
-// postReload sends POST /-/reload and returns the status and body.
+// postReload sends POST /-/reload, without a body, and returns the status
+// and body.
 func (r *running) postReload(t *testing.T) (int, string) {
 	t.Helper()
-	resp, err := http.Post(r.base+"/-/reload", "text/plain", nil)
+	resp, err := http.Post(r.base+"/-/reload", "", nil)
 	if err != nil {
 		t.Fatalf("POST /-/reload: %v", err)
 	}
@@ -114,8 +115,9 @@ func targetInText(body, name string) bool {
 }
 
 // TestReloadReconciles runs the daemon against the simulated endpoint and
-// reloads five times by POST /-/reload: the unchanged target keeps
-// probing and its counters and window counts only grow; the added one
+// reloads five times by POST /-/reload (with --web.enable-lifecycle): the
+// unchanged target keeps probing and its counters and window counts only
+// grow; the added one
 // appears with every counter at 0 and probes; the removed one's series
 // leave /metrics and the API; a changed schedule keeps counters and
 // windows; an invalid file keeps everything and reports 0.
@@ -123,7 +125,7 @@ func TestReloadReconciles(t *testing.T) {
 	s := startSim(t)
 	keep, gone := reloadTarget("keep", s.URL(), 20), reloadTarget("gone", s.URL(), 20)
 	path := writeFile(t, "c.yml", reloadConfig(keep, gone))
-	r := startRun(t, []string{"run", "--config", path, "--listen-address", "127.0.0.1:0"}, nil)
+	r := startRun(t, []string{"run", "--config", path, "--listen-address", "127.0.0.1:0", "--web.enable-lifecycle"}, nil)
 	eventually(t, 20*time.Second, "requests of both targets", func() bool {
 		fams, _ := r.scrape(t)
 		return requests(fams, "keep") >= 3 && requests(fams, "gone") >= 3

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,13 @@ type Options struct {
 	AutoReloadInterval time.Duration
 	// Hangup delivers SIGHUP: each one reloads.
 	Hangup <-chan struct{}
+	// EnableLifecycle serves POST /-/reload; without it the route answers
+	// 403, as Prometheus's does without --web.enable-lifecycle.
+	EnableLifecycle bool
+	// AllowedHosts are the Host names the pages, the API, /config and
+	// POST /-/reload answer besides IP literals, localhost, the machine's
+	// name and the listen address's (exporter.ServerOptions.AllowedHosts).
+	AllowedHosts []string
 }
 
 // Daemon is one running llmprober: its metrics, HTTP server and units.
@@ -128,7 +136,8 @@ func (d *Daemon) build(cfg *config.Config) error {
 	d.server = exporter.NewServer(exporter.ServerOptions{
 		Metrics: d.metrics, Observer: d.observer, Windows: d.windows, WebConfigFile: d.opts.WebConfigFile,
 		Version: buildinfo.Version(), Logger: d.logger, ConfigPath: "/config",
-		Limits: exporter.ServerLimits{MaxConnections: d.maxConns},
+		Limits:       exporter.ServerLimits{MaxConnections: d.maxConns},
+		AllowedHosts: allowedHosts(d.opts.AllowedHosts, cfg.ListenAddress),
 	})
 	d.windows.Register(d.server)
 	d.registerRoutes()
@@ -136,9 +145,10 @@ func (d *Daemon) build(cfg *config.Config) error {
 }
 
 // Run serves HTTP on listen and probes every target until ctx ends,
-// reloading on SIGHUP, POST /-/reload and, when enabled, a changed file;
-// then it stops the units (requests in flight become incomplete), flushes
-// the metrics and shuts the server down.
+// reloading on SIGHUP, POST /-/reload (with EnableLifecycle) and, when
+// enabled, a changed file; then it stops the units (requests in flight
+// become incomplete), flushes the metrics and shuts the server down. The
+// probes start without waiting for the start OTLP export.
 func (d *Daemon) Run(ctx context.Context, listen string, stdout io.Writer) error {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -214,6 +224,14 @@ func (d *Daemon) close() error {
 	}
 	d.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// allowedHosts is names and the host of the listen address.
+func allowedHosts(names []string, listen string) []string {
+	if host, _, err := net.SplitHostPort(listen); err == nil && host != "" {
+		return append(slices.Clone(names), host)
+	}
+	return names
 }
 
 // printURLs tells the user where to look.

@@ -6,15 +6,26 @@ import (
 	"github.com/llmprober/llmprober/config"
 )
 
-// registerRoutes adds POST /-/reload (any other method answers 405 with
-// Allow: POST) and GET /config to the server.
+// registerRoutes adds POST /-/reload (403 unless Options.EnableLifecycle;
+// any other method answers 405 with Allow: POST) and GET /config to the
+// server.
 func (d *Daemon) registerRoutes() {
-	d.server.Handle("POST /-/reload", http.HandlerFunc(d.serveReload))
+	reload := http.HandlerFunc(d.serveReload)
+	if !d.opts.EnableLifecycle {
+		reload = lifecycleDisabled
+	}
+	d.server.Handle("POST /-/reload", reload)
 	d.server.Handle("/-/reload", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "method not allowed; use POST", http.StatusMethodNotAllowed)
 	}))
 	d.server.Handle("GET /config", http.HandlerFunc(d.serveConfig))
+}
+
+// lifecycleDisabled answers POST /-/reload without --web.enable-lifecycle,
+// in Prometheus's words.
+func lifecycleDisabled(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, "Lifecycle API is not enabled.", http.StatusForbidden)
 }
 
 // serveReload reloads the configuration: 200 when it was reloaded or did
