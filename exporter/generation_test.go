@@ -349,6 +349,7 @@ func checkRenamedOTLP(t *testing.T, m *Metrics, o *Observer, rcv *receiver, delt
 		reload(t, o, r)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		m.ExportStart(ctx)
+		m.exports.waitStart(ctx) // the start export runs in the background
 		cancel()
 		byName, _ := otlpMetrics(receive(t, rcv))
 		sum, hist := byName[InstrumentRequests].GetSum(), byName[InstrumentTTFT].GetHistogram()
