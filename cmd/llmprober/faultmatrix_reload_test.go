@@ -3,17 +3,20 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// The fault matrix's cases of reloading: one per fault.
+// The fault matrix's cases of reloading and of the limit on open files:
+// one per fault.
 
 // simTargets is a configuration of n targets of the simulated endpoint at
 // base, each at rate requests per second and max_concurrency 1.
@@ -122,5 +125,80 @@ func TestFaultMatrixReloadPolling(t *testing.T) {
 	if n := strings.Count(r.stderr.String(), warning); n != 1 || failed != 1 || ok != 2 {
 		t.Errorf("%d warnings, %v failed and %v successful reloads; want 1, 1 (the bad edit) and 2 (the revert, the file back)\n%s",
 			n, failed, ok, r.stderr.String())
+	}
+}
+
+// fileLimitVar names the case of TestFaultMatrixFileLimitHelper to run.
+const fileLimitVar = "FAULTMATRIX_NOFILE"
+
+// TestFaultMatrixFileLimitHelper is the process of TestFaultMatrixFileLimit:
+// it sets the limit on open files as its case says, runs llmprober with 50
+// targets and prints what became of it; it does nothing in a normal test
+// run.
+func TestFaultMatrixFileLimitHelper(t *testing.T) {
+	mode := os.Getenv(fileLimitVar)
+	if mode == "" {
+		t.Skip("only run as a helper process")
+	}
+	s := startSim(t)
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		t.Fatal(err)
+	}
+	l.Cur = 30
+	if mode == "hard" {
+		l.Max = 30
+	}
+	path := writeFile(t, "c.yml", simTargets(s.URL(), 50, "0.5"))
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--config", path, "--listen-address", "127.0.0.1:0"}
+	if mode == "hard" {
+		code, out, _ := runBounded(t, args...)
+		fmt.Printf("EXIT %d\nOUT %s\n", code, strings.ReplaceAll(out, "\n", " "))
+		return
+	}
+	r := startRun(t, args, nil)
+	fams, _ := r.scrape(t)
+	fmt.Printf("SCRAPED %v\n", len(fams) > 0)
+	_ = r.stop()
+	fmt.Printf("LOG %s\n", strings.ReplaceAll(r.stderr.String(), "\n", " "))
+}
+
+// runFileLimitHelper runs TestFaultMatrixFileLimitHelper's case mode and
+// returns its output.
+func runFileLimitHelper(t *testing.T, mode string) *bufio.Reader {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFaultMatrixFileLimitHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), fileLimitVar+"="+mode)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper %s: %v\n%s", mode, err, out)
+	}
+	return bufio.NewReader(strings.NewReader(string(out)))
+}
+
+// With 30 open files allowed and 50 targets (which need at least 50 + 8 +
+// 64 = 122, and 50 × (2·1 + 2) + 8 + 64 = 272 at their max_concurrency of
+// 1): a hard limit of 30 refuses to start (status 1) naming both figures;
+// a soft limit of 30 under a higher hard limit is raised to it, logged,
+// and /metrics answers.
+func TestFaultMatrixFileLimit(t *testing.T) {
+	out := runFileLimitHelper(t, "hard")
+	if code := expectLine(t, out, "EXIT"); code != "1" {
+		t.Errorf("exit status %s; want 1", code)
+	}
+	want := "the limit on open files is 30 (hard limit 30), below the 122 that 50 targets need at least " +
+		"(one connection each, 8 for the HTTP server, 64 for the process) and the 272 they need at their max_concurrency"
+	if text := expectLine(t, out, "OUT"); !strings.Contains(text, want) {
+		t.Errorf("output %q lacks %q", text, want)
+	}
+	out = runFileLimitHelper(t, "soft")
+	if scraped := expectLine(t, out, "SCRAPED"); scraped != "true" {
+		t.Error("/metrics did not answer")
+	}
+	if text := expectLine(t, out, "LOG"); !strings.Contains(text, `msg="raised the limit on open files to its hard limit" from=30`) {
+		t.Errorf("the raise is not logged: %s", text)
 	}
 }

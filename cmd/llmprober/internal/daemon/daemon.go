@@ -92,6 +92,9 @@ type Daemon struct {
 // rate-limited; nothing is probed before Run.
 func New(ctx context.Context, o Options) (*Daemon, error) {
 	cfg := o.Config
+	if err := wiring.EnsureFileLimit(cfg.Targets, o.Logger); err != nil {
+		return nil, err
+	}
 	opts, budget, err := wiring.MetricsOptions(cfg, o.Getenv, o.Logger)
 	if err != nil {
 		return nil, err
