@@ -39,10 +39,31 @@ func Parse(data []byte, filename string) (*Config, error) {
 // It returns the problems with the document's shape, and a Config of what
 // could be decoded (nil when nothing could).
 func load(path string) (*Config, Errors, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return loadData(path, data)
+}
+
+// ReadFile returns the contents of the configuration file at path through
+// localfile's bounded reader: a regular file (a symbolic link to one is
+// followed) of at most localfile.Config.MaxBytes (4 MiB), opened without
+// waiting for a writer. A named pipe, a device, a directory or a larger
+// file is an error naming path and saying what is wrong (wrapping
+// localfile.ErrNotRegular or localfile.ErrTooLarge), found without
+// reading the file.
+func ReadFile(path string) ([]byte, error) {
 	data, err := localfile.ReadFile(path, localfile.Config)
 	if err != nil {
-		return nil, nil, fmt.Errorf("could not read %s: %w", path, err)
+		return nil, fmt.Errorf("could not read %s: %w", path, err)
 	}
+	return data, nil
+}
+
+// loadData decodes data, the contents of the file at path, without
+// defaults or validation, as load does.
+func loadData(path string, data []byte) (*Config, Errors, error) {
 	c, found := decode(data, path)
 	if c != nil {
 		c.resolveTraceFiles(filepath.Dir(path))

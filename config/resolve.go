@@ -19,6 +19,11 @@ type Overrides struct {
 	ListenAddress string
 	// LogLevel overrides Config.LogLevel.
 	LogLevel string
+	// ConfigData, when not nil, is the contents of the configuration file
+	// (ConfigPath, else Env.ConfigPath), already read with ReadFile: it is
+	// decoded instead of reading the file again, so that a reload hashes
+	// and parses the same bytes.
+	ConfigData []byte
 }
 
 // Resolve builds the configuration from a file or from the environment, then
@@ -81,6 +86,8 @@ func base(e Env, flags Overrides) (*Config, Errors, error) {
 	case path != "" && len(e.TargetVars) > 0:
 		return nil, nil, fmt.Errorf("a config file (%s from %s) and a target from the environment (%s) cannot be used together; unset one",
 			path, from, strings.Join(e.TargetVars, ", "))
+	case path != "" && flags.ConfigData != nil:
+		return loadData(path, flags.ConfigData)
 	case path != "":
 		return load(path)
 	case len(e.TargetVars) > 0:

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/llmprober/llmprober/probe/localfile"
 )
 
 // Bounds of what an OTLP receiver's answer to an export can make
@@ -75,7 +76,7 @@ func otlpTLSConfig(getenv func(string) string) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
+		pem, err := localfile.ReadFile(caFile, localfile.TLS)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot read the CA file: %w", caName, err)
 		}
@@ -88,13 +89,28 @@ func otlpTLSConfig(getenv func(string) string) (*tls.Config, error) {
 		return nil, fmt.Errorf("%s and %s must be set together", v.cert[1], v.key[1])
 	}
 	if certFile != "" {
-		pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+		pair, err := loadKeyPair(certFile, keyFile)
 		if err != nil {
 			return nil, fmt.Errorf("%s, %s: cannot load the client certificate: %w", certName, keyName, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
+}
+
+// loadKeyPair loads a client certificate and its key, each a regular file
+// of at most localfile.TLS.MaxBytes (1 MiB), read without waiting on a
+// named pipe.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := localfile.ReadFile(certFile, localfile.TLS)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := localfile.ReadFile(keyFile, localfile.TLS)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(certPEM, keyPEM)
 }
 
 // firstSet returns the first of names that getenv sets (trimmed), and its

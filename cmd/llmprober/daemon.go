@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,13 +25,14 @@ func getenv(environ map[string]string) func(string) string {
 	return func(k string) string { return environ[k] }
 }
 
-// resolve reads the configuration from flags, environment and file.
-func resolve(f commonFlags, environ map[string]string) (*config.Config, error) {
+// resolve reads the configuration from flags, environment and file; data,
+// when not nil, is the file's contents already read (config.ReadFile).
+func resolve(f commonFlags, environ map[string]string, data []byte) (*config.Config, error) {
 	env, err := config.FromEnv(environ)
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
-	cfg, err := config.Resolve(env, config.Overrides{ConfigPath: f.config, ListenAddress: f.listen, LogLevel: f.logLevel})
+	cfg, err := config.Resolve(env, config.Overrides{ConfigPath: f.config, ListenAddress: f.listen, LogLevel: f.logLevel, ConfigData: data})
 	if err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
@@ -53,7 +55,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
-	cfg, err := resolveShard(f, sf, environ, f.webConfig)
+	file := configFile(f, environ)
+	data, sum := readOnce(file)
+	cfg, err := resolveShard(f, sf, environ, f.webConfig, data)
 	if err != nil {
 		return err
 	}
@@ -69,8 +73,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, enviro
 	defer stopHangup()
 	d, err := daemon.New(ctx, daemon.Options{
 		Config: cfg, Logger: logger, Level: level, WebConfigFile: f.webConfig, Getenv: getenv(environ),
-		Reload: func() (*config.Config, error) { return resolveShard(f, sf, environ, f.webConfig) },
-		File:   configFile(f, environ), AutoReloadInterval: wf.autoReload, Hangup: hangup,
+		Reload: func(data []byte) (*config.Config, error) { return resolveShard(f, sf, environ, f.webConfig, data) },
+		File:   file, Sum: sum, AutoReloadInterval: wf.autoReload, Hangup: hangup,
 		EnableLifecycle: wf.lifecycle, AllowedHosts: hosts,
 	})
 	if err != nil {
@@ -121,6 +125,21 @@ func configFile(f commonFlags, environ map[string]string) string {
 	return firstNonEmpty(f.config, environ["LLMPROBER_CONFIG"])
 }
 
+// readOnce reads the configuration file at path once, through the bounded
+// reader, for both its checksum and its parsing; nil and a zero checksum
+// when there is no file or it cannot be read (then resolving reads it
+// again and reports why).
+func readOnce(path string) ([]byte, [32]byte) {
+	if path == "" {
+		return nil, [32]byte{}
+	}
+	data, err := config.ReadFile(path)
+	if err != nil {
+		return nil, [32]byte{}
+	}
+	return data, sha256.Sum256(data)
+}
+
 // notifyHangup delivers every SIGHUP on the returned channel (at most one
 // waiting) until stop, after which SIGHUP is ignored again.
 func notifyHangup() (<-chan struct{}, func()) {
@@ -150,13 +169,13 @@ func notifyHangup() (<-chan struct{}, func()) {
 	}
 }
 
-// resolveShard reads and checks the configuration, then keeps the targets
-// of the shard sf selects.
-func resolveShard(f commonFlags, sf shardFlags, environ map[string]string, webConfig string) (*config.Config, error) {
+// resolveShard reads (unless data holds the file's contents) and checks the
+// configuration, then keeps the targets of the shard sf selects.
+func resolveShard(f commonFlags, sf shardFlags, environ map[string]string, webConfig string, data []byte) (*config.Config, error) {
 	if err := sf.validate(environ); err != nil {
 		return nil, fmt.Errorf("%w: %w", errInvalid, err)
 	}
-	cfg, err := resolve(f, environ)
+	cfg, err := resolve(f, environ, data)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +197,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, environ map[string]string
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := resolveShard(f, sf, environ, "")
+	cfg, err := resolveShard(f, sf, environ, "", nil)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func ruleObjectives(f rulesFlags, environ map[string]string) ([]slo.RuleObjectiv
 	if f.defaults {
 		return slo.DefaultRuleObjectives(), nil
 	}
-	cfg, err := resolve(commonFlags{config: f.config}, environ)
+	cfg, err := resolve(commonFlags{config: f.config}, environ, nil)
 	if err != nil {
 		return nil, err
 	}

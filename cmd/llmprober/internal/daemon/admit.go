@@ -13,7 +13,8 @@ import (
 )
 
 // admit checks what a reload cannot change in a running process: the
-// global settings fixed at start, the series budget within the running
+// global settings fixed at start, the limit on open files (at least
+// wiring.FileMinimum), the series budget within the running
 // cardinality limit, and objective thresholds among the running histogram
 // bucket boundaries (an OpenTelemetry histogram's boundaries are fixed
 // when it is created).
@@ -31,6 +32,10 @@ func (d *Daemon) admit(cfg *config.Config) error {
 		if !reflect.DeepEqual(g.a, g.b) {
 			errs = append(errs, &config.FieldError{Path: g.key, Msg: "cannot change without a restart; the running value stays"})
 		}
+	}
+	if limit, least := wiring.OpenFileLimit(), wiring.FileMinimum(cfg.Targets); limit > 0 && limit < least {
+		errs = append(errs, &config.FieldError{Path: "targets", Msg: fmt.Sprintf(
+			"%d targets need at least %d open files, above the limit of %d; raise it and restart", len(cfg.Targets), least, limit)})
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)

@@ -35,14 +35,20 @@ type Options struct {
 	WebConfigFile string
 	// Getenv reads the environment (OTLP variables, API keys).
 	Getenv func(string) string
-	// Reload, when not nil, reads and validates the configuration again,
-	// with the checks of llmprober check; nil makes every reload fail.
-	Reload func() (*config.Config, error)
+	// Reload, when not nil, validates the configuration again, with the
+	// checks of llmprober check: data is the contents of File, read once
+	// through config.ReadFile (nil when File is empty). Nil makes every
+	// reload fail.
+	Reload func(data []byte) (*config.Config, error)
 	// File is the configuration file whose SHA-256 checksum tells a reload
 	// whether anything changed; empty loads on every reload.
 	File string
-	// AutoReloadInterval, when positive, polls File's checksum that often
-	// and reloads when it changed.
+	// Sum is the SHA-256 checksum of the contents of File that Config was
+	// read from; when zero, New reads File to compute it.
+	Sum [32]byte
+	// AutoReloadInterval, when positive, polls File that often: its status
+	// (size, modification time, inode) first, and its contents when that
+	// changed; it reloads when the contents changed.
 	AutoReloadInterval time.Duration
 	// Hangup delivers SIGHUP: each one reloads.
 	Hangup <-chan struct{}
@@ -74,10 +80,16 @@ type Daemon struct {
 	// running is the configuration running, for /config.
 	running atomic.Pointer[config.Config]
 
-	// mu serialises reloads, start and stop; it guards what follows.
-	mu       sync.Mutex
-	units    map[string]*unit
-	sum      [32]byte
+	// gen numbers the reads of the configuration file, in order.
+	gen atomic.Uint64
+
+	// mu serialises the swaps of reloads, start and stop (never file
+	// reads); it guards what follows.
+	mu    sync.Mutex
+	units map[string]*unit
+	sum   [32]byte
+	// done is the generation of the last reload that finished.
+	done     uint64
 	failed   bool
 	probeCtx context.Context
 	stopped  bool
@@ -88,6 +100,9 @@ type Daemon struct {
 // rate-limited; nothing is probed before Run.
 func New(ctx context.Context, o Options) (*Daemon, error) {
 	cfg := o.Config
+	if err := wiring.EnsureFileLimit(cfg.Targets, o.Logger); err != nil {
+		return nil, err
+	}
 	opts, budget, err := wiring.MetricsOptions(cfg, o.Getenv, o.Logger)
 	if err != nil {
 		return nil, err
@@ -103,7 +118,10 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: o, logger: o.Logger, metrics: metrics, metricsO: opts, flushTimeout: exporter.FlushTimeout(o.Getenv),
 		clk: clock.Precise(), units: map[string]*unit{}}
-	d.sum, _ = fileSum(o.File)
+	d.sum = o.Sum
+	if d.sum == ([32]byte{}) {
+		d.sum = readConfig(o.File).sum
+	}
 	if err := d.build(cfg); err != nil {
 		return nil, errors.Join(err, d.close())
 	}

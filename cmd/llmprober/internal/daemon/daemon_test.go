@@ -42,12 +42,16 @@ func fleet(base string, n int, rate float64) string {
 }
 
 // load reads and checks the file at path as run does.
-func load(path string) (*config.Config, error) {
+func load(path string) (*config.Config, error) { return loadData(path, nil) }
+
+// loadData checks data, the contents of the file at path (read again when
+// nil), as run does.
+func loadData(path string, data []byte) (*config.Config, error) {
 	env, err := config.FromEnv(map[string]string{})
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Resolve(env, config.Overrides{ConfigPath: path, ListenAddress: "127.0.0.1:0"})
+	cfg, err := config.Resolve(env, config.Overrides{ConfigPath: path, ListenAddress: "127.0.0.1:0", ConfigData: data})
 	if err != nil {
 		return nil, err
 	}
@@ -66,17 +70,25 @@ type started struct {
 var listening = regexp.MustCompile(`metrics:\s+(http://\S+)/metrics`)
 
 // start runs a daemon on the configuration file at path.
-func start(t *testing.T, path string) *started {
+func start(t *testing.T, path string) *started { return startWith(t, path, nil) }
+
+// startWith runs a daemon on the configuration file at path, with the
+// options edit changes (when not nil).
+func startWith(t *testing.T, path string, edit func(*Options)) *started {
 	t.Helper()
 	cfg, err := load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &started{hangup: make(chan struct{}, 1), logs: &syncBuffer{}}
-	s.d, err = New(context.Background(), Options{
+	o := Options{
 		Config: cfg, Logger: slog.New(slog.NewTextHandler(s.logs, nil)), Getenv: func(string) string { return "" },
-		Reload: func() (*config.Config, error) { return load(path) }, File: path, Hangup: s.hangup,
-	})
+		Reload: func(data []byte) (*config.Config, error) { return loadData(path, data) }, File: path, Hangup: s.hangup,
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	s.d, err = New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/llmprober/llmprober/config"
@@ -29,11 +30,17 @@ func lifecycleDisabled(w http.ResponseWriter, _ *http.Request) {
 }
 
 // serveReload reloads the configuration: 200 when it was reloaded or did
-// not change, 400 with the error's text when the new one is refused.
+// not change, 409 when a reload that read the file later finished first,
+// 400 with the error's text when the new one is refused (a file that
+// cannot be read, such as a named pipe, at once).
 func (d *Daemon) serveReload(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if err := d.Reload(r.Context()); err != nil {
-		w.WriteHeader(http.StatusBadRequest)
+		code := http.StatusBadRequest
+		if errors.Is(err, errSuperseded) {
+			code = http.StatusConflict
+		}
+		w.WriteHeader(code)
 		_, _ = w.Write([]byte(err.Error() + "\n"))
 		return
 	}
