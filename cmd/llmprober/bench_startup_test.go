@@ -247,3 +247,41 @@ func removeTemporary(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestBenchCPUProfileFile: --cpu-profile replaces an existing file whole
+// with the profile (gzip-compressed pprof) once the run is over, leaving
+// no temporary file; a path in a missing directory is bad input (exit 2)
+// naming the path, before any request.
+func TestBenchCPUProfileFile(t *testing.T) {
+	s, err := sim.Start(sim.Config{OutputTokens: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir, files := oldReports(t)
+	path := filepath.Join(dir, "r.json")
+	bench := func(profile string) (int, string) {
+		var stdout, stderr strings.Builder
+		err := Run(context.Background(), []string{"bench", "--target-url", s.URL() + "/v1", "--model", sim.DefaultModel,
+			"--rate", "20", "--duration", "100ms", "--cpu-profile", profile}, &stdout, &stderr, nil)
+		if err != nil {
+			stderr.WriteString(err.Error())
+		}
+		return exitCode(err), stderr.String()
+	}
+	missing := filepath.Join(dir, "no", "cpu.pprof")
+	want := "could not create CPU profile " + missing + ": could not create a temporary file beside it: no such file or directory"
+	if code, stderr := bench(missing); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 2 and %q:\n%s", code, want, stderr)
+	}
+	checkReportsIntact(t, dir, files)
+	if code, stderr := bench(path); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile of %d bytes (%v), want a gzip-compressed pprof", len(b), err)
+	}
+	files[path] = string(b)
+	checkReportsIntact(t, dir, files)
+}

@@ -129,6 +129,10 @@ func Execute(ctx context.Context, t config.Target, f Settings, stderr io.Writer)
 	return col.run(f.Rate, window, after.cpu-before.cpu, after.peakRSS), nil
 }
 
+// ErrOutputPath is wrapped by the error of an output file (--cpu-profile)
+// that cannot be created, found before any request: bad input.
+var ErrOutputPath = errors.New("could not create CPU profile")
+
 // startCPUProfile starts writing a CPU profile to path, when not empty, and
 // returns the function that stops it and renames the complete profile onto
 // path (a ReportFile: an interrupted run leaves the previous file intact).
@@ -138,7 +142,7 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	}
 	file, err := CreateReport(path)
 	if err != nil {
-		return nil, fmt.Errorf("could not create CPU profile %s: %w", path, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrOutputPath, path, err)
 	}
 	if err := pprof.StartCPUProfile(file); err != nil {
 		file.Abort()
