@@ -251,6 +251,9 @@ func readCompareDoc(side, path string) (*compareDoc, error) {
 	if doc.Schema != benchSchema {
 		return nil, fmt.Errorf("could not read %s report %s: schema %q, want %s", side, path, doc.Schema, benchSchema)
 	}
+	if len(doc.Benchmarks) == 0 {
+		return nil, fmt.Errorf("could not read %s report %s: no benchmarks", side, path)
+	}
 	return &doc, nil
 }
 

@@ -65,10 +65,10 @@ func row(name, base, next, call string) string {
 // summaries returns window w's summaries.
 func summaries(w map[string]any) map[string]any { return w["summaries"].(map[string]any) }
 
-// TestFaultMatrixCompareGate: the gate fails closed. Every shape of NEW that leaves
-// a figure of BASE without its counterpart — no successful request, no
-// window, a window that never measured, a figure or an objective set
-// absent or null — exits 3 with --fail-on-regression, naming the figures
+// TestFaultMatrixCompareGate: the gate fails closed. Every shape of NEW
+// that leaves a figure of BASE without its counterpart — no successful
+// request, no window, a window that never measured, a figure or an
+// objective set absent or null — exits 3 with --fail-on-regression, naming the figures
 // and why; a figure only NEW has is reported and passes; a higher error
 // rate beyond both intervals is a regression (exit 1), which wins over
 // what cannot be compared. Without --fail-on-regression the same are
@@ -169,12 +169,12 @@ func TestFaultMatrixCompareBaseEmpty(t *testing.T) {
 	}
 }
 
-// TestFaultMatrixCompareInputs: an input that is not a regular bench report is bad
-// input (exit 2), found at once — a named pipe with no writer, a device
-// that never ends, a directory, a file past the 32 GiB limit (sparse), a
-// missing file, text that is not JSON, reports of different lengths —
-// with an error naming the side and the file, never "invalid
-// configuration".
+// TestFaultMatrixCompareInputs: an input that is not a regular bench
+// report is bad input (exit 2), found at once — a named pipe with no
+// writer, a device that never ends, a directory, a file past the 32 GiB
+// limit (sparse), a missing file, text that is not JSON, a report without
+// benchmarks, reports of different lengths — with an error naming the
+// side and the file, never "invalid configuration".
 func TestFaultMatrixCompareInputs(t *testing.T) {
 	dir := t.TempDir()
 	base := gateReport(t, "base.json", nil)
@@ -198,6 +198,7 @@ func TestFaultMatrixCompareInputs(t *testing.T) {
 		{"missing", filepath.Join(dir, "none.json"), "could not read NEW report " + filepath.Join(dir, "none.json") +
 			": could not open bench report: no such file or directory"},
 		{"not JSON", writeFile(t, "text.json", "hello"), "could not read NEW report"},
+		{"no benchmarks", writeFile(t, "none.json", `{"schema": "llmprober-bench/v1", "benchmarks": []}`), "none.json: no benchmarks"},
 		{"benchmarks differ", two, "could not compare: BASE " + base + " has 1 benchmarks, NEW " + two + " 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,4 +269,40 @@ func writeLargeReport(t *testing.T, path string, size int) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzCompareReport compares a fixed BASE with any NEW: compare never
+// panics, exits 0, 1, 2 or 3, and exits 0 under --fail-on-regression
+// only when nothing is marked a regression or cannot compare — the gate
+// never passes a NEW it could not read in full.
+func FuzzCompareReport(f *testing.F) {
+	b := gateBenchmark()
+	seed, err := json.Marshal(map[string]any{"schema": benchSchema, "benchmarks": []any{b}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"schema": "llmprober-bench/v1", "benchmarks": [{"window": null, "slo": null}]}`))
+	f.Add([]byte(`{"schema": "llmprober-bench/v1", "benchmarks": [{"window": {"measuring": true, "requests": {"successful": 1}, ` +
+		`"summaries": {"request_latency": {"successful": {"mean": 1, "percentiles": {"p50": {"value": null}}}}}}}]}`))
+	f.Add([]byte(`{"schema": "llmprober-bench/v1", "benchmarks": [{}]}`))
+	f.Add([]byte(`not json`))
+	dir := f.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if err := os.WriteFile(base, seed, 0o600); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		next := filepath.Join(t.TempDir(), "new.json")
+		if err := os.WriteFile(next, doc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out := runCompare(t, "--fail-on-regression", base, next)
+		switch {
+		case code < 0 || code > 3:
+			t.Errorf("exit %d:\n%s", code, out)
+		case code == 0 && (strings.Contains(out, "cannot compare") || strings.Contains(out, "regression")):
+			t.Errorf("exit 0 with a figure not passed:\n%s", out)
+		}
+	})
 }
