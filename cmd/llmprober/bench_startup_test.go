@@ -23,12 +23,12 @@ import (
 
 // notReadyTarget serves a target whose readiness check (/health) answers
 // 503 after its first ready answers 200, and whose other paths go to a
-// sim. first is closed at the first 503; probes counts the requests that
-// were not readiness checks.
+// sim. first is closed at the first 503, third at the third request that
+// is not a readiness check; probes counts those requests.
 type notReadyTarget struct {
-	url    string
-	first  chan struct{}
-	probes atomic.Int64
+	url          string
+	first, third chan struct{}
+	probes       atomic.Int64
 }
 
 // startNotReady starts a notReadyTarget on loopback.
@@ -45,11 +45,13 @@ func startNotReady(t *testing.T, ready int) *notReadyTarget {
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	proxy.ErrorLog = log.New(io.Discard, "", 0)
-	n := &notReadyTarget{first: make(chan struct{})}
+	n := &notReadyTarget{first: make(chan struct{}), third: make(chan struct{})}
 	var checks atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/health" {
-			n.probes.Add(1)
+			if n.probes.Add(1) == 3 {
+				close(n.third)
+			}
 			proxy.ServeHTTP(w, r)
 			return
 		}
@@ -284,4 +286,32 @@ func TestBenchCPUProfileFile(t *testing.T) {
 	}
 	files[path] = string(b)
 	checkReportsIntact(t, dir, files)
+}
+
+// TestFaultMatrixBenchInterruptedReplacesReports: a Ctrl-C mid-run
+// replaces the previous JSON, CSV and HTML reports whole with those of
+// what was measured (the JSON marked interrupted), leaving no temporary
+// file beside them.
+func TestFaultMatrixBenchInterruptedReplacesReports(t *testing.T) {
+	n := startNotReady(t, 1<<30)
+	dir, files := oldReports(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-n.third; cancel() }()
+	code, _, stderr := runBenchConfig(ctx, t, append([]string{"--config", n.config(t, "1h"), "--max-duration", "1h"}, reportFlags(dir)...)...)
+	if code != 1 || !strings.Contains(stderr, "benchmark interrupted: the partial report is marked interrupted") {
+		t.Errorf("exit %d, want 1 and an interrupted benchmark:\n%s", code, stderr)
+	}
+	if b := readBenchReport(t, filepath.Join(dir, "r.json")); !b.Benchmarks[0].Interrupted || b.Benchmarks[0].Window.Requests["all"] < 1 {
+		t.Errorf("interrupted %v with %v requests; want an interrupted report of the requests that ran",
+			b.Benchmarks[0].Interrupted, b.Benchmarks[0].Window.Requests)
+	}
+	for p, old := range files {
+		if b, err := os.ReadFile(p); err != nil || string(b) == old || len(b) == 0 {
+			t.Errorf("%s: %d bytes (%v), want the new report", p, len(b), err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%d files in the report directory, want the 3 reports", len(entries))
+	}
 }
