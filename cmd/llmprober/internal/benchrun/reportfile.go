@@ -73,9 +73,9 @@ func pathCause(err error) error {
 // Write writes to the temporary file.
 func (r *ReportFile) Write(p []byte) (int, error) { return r.tmp.Write(p) }
 
-// Commit flushes the temporary file to disk, closes it and renames it
-// onto the report's path; on any error the temporary file is removed and
-// the path left as it was.
+// Commit flushes the temporary file to disk, closes it, renames it onto
+// the report's path and flushes the directory; on any error the temporary
+// file is removed and the path left as it was.
 func (r *ReportFile) Commit() error {
 	err := r.tmp.Sync()
 	err = errors.Join(err, r.tmp.Close())
@@ -89,7 +89,20 @@ func (r *ReportFile) Commit() error {
 		_ = os.Remove(r.tmp.Name())
 		return fmt.Errorf("could not write %s: %w", r.path, err)
 	}
+	syncDir(filepath.Dir(r.path))
 	return nil
+}
+
+// syncDir flushes a directory's entries (a rename in it) to disk, where
+// the system allows it; a failure leaves the rename done, only not yet
+// durable across a power loss.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
 }
 
 // Abort closes and removes the temporary file, leaving the report's path
