@@ -30,6 +30,20 @@ var errHelp = errors.New("help requested")
 // errInvalid marks a configuration that failed validation (exit code 2).
 var errInvalid = wiring.ErrInvalid
 
+// inputError is bad input other than the configuration (exit code 2): a
+// file that cannot be read or is not what it should be, a report path that
+// cannot be written. Its text is its cause's.
+type inputError struct{ err error }
+
+// Error returns the cause's text.
+func (e inputError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause.
+func (e inputError) Unwrap() error { return e.err }
+
+// badInput marks err as bad input (exit code 2).
+func badInput(err error) error { return inputError{err} }
+
 const usage = `llmprober probes LLM inference servers with scheduled synthetic requests
 and exports TTFT, ITL, latency, token and error metrics to Prometheus and OTLP.
 
@@ -60,7 +74,9 @@ Usage:
       one is breached, 3 otherwise.
   llmprober compare [--fail-on-regression] BASE.json NEW.json
       Compare two bench reports figure by figure; a difference counts only
-      when the intervals do not overlap; exit 1 on a regression when asked.
+      when the intervals do not overlap; when asked, exit 1 on a regression,
+      3 when a figure of BASE cannot be compared (absent in NEW, no window,
+      no successful request).
   llmprober rules [--config FILE | --default] [--format prometheus|operator] [--min-requests N]
                   [--max-dispatch-delay D] [--min-coverage F] [--job NAME] [--max-report-age D]
       Print Prometheus recording and burn-rate alert rules for the objective sets.
@@ -131,10 +147,12 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
-	case errors.Is(err, errUsage), errors.Is(err, errInvalid):
+	case errors.Is(err, errUsage), errors.Is(err, errInvalid), errors.As(err, new(inputError)):
 		return 2
 	case errors.Is(err, errGateInconclusive):
 		return gateExitInconclusive
+	case errors.Is(err, errCannotCompare):
+		return compareExitCannot
 	}
 	return 1
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
 	run, err := benchrun.Execute(ctx, t, s, stderr)
+	if errors.Is(err, benchrun.ErrOutputPath) {
+		return badInput(err)
+	}
 	if err != nil {
 		return err
 	}

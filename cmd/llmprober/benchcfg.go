@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,7 +185,7 @@ type benchPlan struct {
 	// window is the length of the store's one window, the run's bound.
 	window time.Duration
 	// output, csv and html are the report files, nil when not asked for.
-	output, csv, html *os.File
+	output, csv, html *benchrun.ReportFile
 	// progress is where the progress display is drawn, nil for none.
 	progress io.Writer
 }
@@ -224,58 +223,70 @@ func newBenchPlan(f benchConfigFlags) (*benchPlan, error) {
 	if p.warmup+p.cooldown.d >= p.window {
 		return nil, fmt.Errorf("warmup %s and cooldown %s: must be shorter than the run (%s)", p.warmup, p.cooldown.d, p.window)
 	}
-	if f.output != "" {
-		if p.output, err = os.Create(f.output); err != nil {
-			return nil, fmt.Errorf("--output: %w", err)
-		}
-	}
-	if f.csv != "" {
-		if p.csv, err = os.Create(f.csv); err != nil {
-			p.closeFiles()
-			return nil, fmt.Errorf("--csv: %w", err)
-		}
-	}
-	if f.html != "" {
-		if p.html, err = os.Create(f.html); err != nil {
-			p.closeFiles()
-			return nil, fmt.Errorf("--html: %w", err)
-		}
-	}
 	return p, nil
 }
 
-// closeFiles closes the report files.
+// openReports creates the temporary files of the reports asked for, so
+// that a path that cannot be written is found before any request; its
+// errors name the flag and the path.
+func (p *benchPlan) openReports() error {
+	for _, r := range []struct {
+		flag, path string
+		file       **benchrun.ReportFile
+	}{{"--output", p.flags.output, &p.output}, {"--csv", p.flags.csv, &p.csv}, {"--html", p.flags.html, &p.html}} {
+		if r.path == "" {
+			continue
+		}
+		f, err := benchrun.CreateReport(r.path)
+		if err != nil {
+			p.closeFiles()
+			return fmt.Errorf("could not create %s report %s: %w", r.flag, r.path, err)
+		}
+		*r.file = f
+	}
+	return nil
+}
+
+// closeFiles removes the temporary files of the reports not written,
+// leaving their paths as they were.
 func (p *benchPlan) closeFiles() {
-	for _, f := range []*os.File{p.output, p.csv, p.html} {
+	for _, f := range []*benchrun.ReportFile{p.output, p.csv, p.html} {
 		if f != nil {
-			_ = f.Close()
+			f.Abort()
 		}
 	}
 }
 
-// writeFiles writes and closes the JSON, CSV and HTML reports asked for;
-// the HTML one is drawn from the JSON document.
+// writeFiles writes the JSON, CSV and HTML reports asked for, each renamed
+// onto its path once complete; the HTML one is drawn from the JSON
+// document.
 func (p *benchPlan) writeFiles(results []*benchResult, search *goodputSearch) error {
+	defer p.closeFiles()
 	doc, err := benchJSON(results, search)
 	if err != nil {
-		p.closeFiles()
 		return err
 	}
 	if p.output != nil {
-		_, err := p.output.Write(doc)
-		if err := errors.Join(err, p.output.Close()); err != nil {
+		if _, err := p.output.Write(doc); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.output, err)
+		}
+		if err := p.output.Commit(); err != nil {
+			return err
 		}
 	}
 	if p.html != nil {
-		if err := errors.Join(writeBenchHTML(p.html, doc), p.html.Close()); err != nil {
+		if err := writeBenchHTML(p.html, doc); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.html, err)
+		}
+		if err := p.html.Commit(); err != nil {
+			return err
 		}
 	}
 	if p.csv != nil {
-		if err := errors.Join(writeBenchCSV(p.csv, results), p.csv.Close()); err != nil {
+		if err := writeBenchCSV(p.csv, results); err != nil {
 			return fmt.Errorf("could not write %s: %w", p.flags.csv, err)
 		}
+		return p.csv.Commit()
 	}
 	return nil
 }
@@ -307,13 +318,16 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("%w:\n%w", errInvalid, err)
 	}
+	if err := plan.openReports(); err != nil {
+		return badInput(err)
+	}
 	if showProgress(f.quiet, stdout, stderr) {
 		plan.progress = stderr
 	}
 	results, search, err := plan.runProfile(ctx, stderr)
 	if err != nil {
 		plan.closeFiles()
-		return err
+		return fmt.Errorf("%w; no report written", err)
 	}
 	for _, r := range results {
 		r.writeConsole(stdout)
@@ -331,6 +345,10 @@ func benchConfigCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	last := results[len(results)-1]
 	if last.stop == benchStopInterrupted {
 		return errBenchInterrupted
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w while the next benchmark waited for its target: the report holds the %d benchmark(s) that ran",
+			errBenchWaitInterrupted, len(results))
 	}
 	if f.gate {
 		return last.gate(stdout)
@@ -386,8 +404,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	limits := &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk,
-		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate, keepStarts: p.spanned()}
+	limits := p.newLimits(&t, cancel, clk)
 	defer limits.stop()
 	expected := p.flags.maxRequests
 	if expected == 0 {
@@ -409,6 +426,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	}
 	defer w.Client.CloseIdleConnections()
 	cpuBefore, _ := benchrun.ReadUsage()
+	limits.waitReady()
 	runErr := w.Prober.Run(runCtx)
 	end := clk.Now()
 	if progress != nil {
@@ -419,7 +437,7 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 		label: scheduleLabel(&t.Schedule)}
 	res.start = limits.readyAt()
 	if res.start.IsZero() {
-		return nil, fmt.Errorf("target %s never became ready: %w", t.Name, runErr)
+		return nil, limits.notReady(ctx, &t, runErr)
 	}
 	res.stop = limits.reason(ctx, runErr, p.flags.maxRequests > 0)
 	res.snap = p.measure(store, limits.sortedStarts(), end)
@@ -429,6 +447,13 @@ func (p *benchPlan) run(ctx context.Context, stderr io.Writer) (*benchResult, er
 	}
 	res.pacing = benchrun.NewReport(col.Result(rate, end.Sub(res.start), cpuAfter-cpuBefore, peakRSS))
 	return res, nil
+}
+
+// newLimits returns the limits of a run of t, which cancel ends.
+func (p *benchPlan) newLimits(t *config.Target, cancel context.CancelFunc, clk clock.Clock) *benchLimits {
+	return &benchLimits{duration: p.flags.maxDuration, cancel: cancel, target: t.Name, clk: clk,
+		maxErrors: int64(p.flags.maxErrors), maxErrorRate: p.flags.maxErrorRate, keepStarts: p.spanned(),
+		startupTimeout: t.Readiness.StartupTimeout}
 }
 
 // benchLimits is the probe.Observer that bounds a run in time: the
@@ -443,10 +468,18 @@ type benchLimits struct {
 	maxErrors    int64
 	maxErrorRate float64
 
+	// startupTimeout is how long the target may take to become ready
+	// (readiness.startup_timeout); the run is cancelled past it.
+	startupTimeout time.Duration
+
 	mu      sync.Mutex
 	ready   time.Time
 	timer   *time.Timer
 	expired bool
+	// startup is the timer of startupTimeout, timedOut whether it
+	// cancelled the run before the target was ready.
+	startup  *time.Timer
+	timedOut bool
 	// errors counts the errored requests; recent holds whether each of
 	// the last benchErrorRateSample finished requests errored, a ring at
 	// next; finished counts every finished one.
@@ -473,8 +506,11 @@ func (l *benchLimits) State(target string, state probe.TargetState, _ time.Durat
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.ready.IsZero() {
+	if !l.ready.IsZero() || l.timedOut {
 		return
+	}
+	if l.startup != nil {
+		l.startup.Stop()
 	}
 	l.ready = l.clk.Now()
 	if l.duration > 0 {
@@ -547,6 +583,45 @@ func (l *benchLimits) recentRate() float64 {
 	return float64(n) / benchErrorRateSample
 }
 
+// waitReady starts the wait for the target's start-up gate: past
+// startupTimeout without ready, the run is cancelled.
+func (l *benchLimits) waitReady() {
+	if l.startupTimeout <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.startup = time.AfterFunc(l.startupTimeout, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.ready.IsZero() {
+			l.timedOut = true
+			l.cancel()
+		}
+	})
+}
+
+// notReady is the error of a run that ended before the target was ready:
+// interrupted (parent cancelled), past the startup timeout, or the
+// prober's error runErr. No request was sent.
+func (l *benchLimits) notReady(parent context.Context, t *config.Target, runErr error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("%w before target %s became ready: no request sent", errBenchWaitInterrupted, t.Name)
+	case l.timedOut:
+		return fmt.Errorf("target %s did not pass its readiness check (%s every %s) within its startup_timeout %s: no request sent",
+			t.Name, t.Readiness.Path, t.Readiness.Interval, l.startupTimeout)
+	}
+	return fmt.Errorf("target %s never became ready: %w", t.Name, runErr)
+}
+
+// errBenchWaitInterrupted ends a benchmark interrupted by a signal while
+// waiting for its target to become ready (exit status 1); a sweep or a
+// goodput search keeps the benchmarks that ran before it.
+var errBenchWaitInterrupted = errors.New("benchmark interrupted")
+
 // readyAt returns when the target became ready; zero when it never did.
 func (l *benchLimits) readyAt() time.Time {
 	l.mu.Lock()
@@ -560,6 +635,9 @@ func (l *benchLimits) stop() {
 	defer l.mu.Unlock()
 	if l.timer != nil {
 		l.timer.Stop()
+	}
+	if l.startup != nil {
+		l.startup.Stop()
 	}
 }
 

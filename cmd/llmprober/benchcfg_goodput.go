@@ -110,6 +110,7 @@ func (p *benchPlan) runGoodput(ctx context.Context, stderr io.Writer) ([]*benchR
 	judge := func(load float64) (met, stop bool, err error) {
 		r, err := p.withSchedule(scheduleAt(base, kind, load)).run(ctx, stderr)
 		if err != nil {
+			_, err = interruptedSweep(results, err)
 			return false, true, err
 		}
 		r.label = kind + " " + strconv.FormatFloat(load, 'g', 4, 64)

@@ -483,9 +483,10 @@ func TestBenchHTMLUnwritable(t *testing.T) {
 	cfg := writeFile(t, "c.yml", `targets:
   - {name: t, base_url: "http://127.0.0.1:9/v1", model: m}
 `)
-	code, _, stderr := runBenchConfig(context.Background(), t, "--config", cfg, "--max-requests", "1",
-		"--html", filepath.Join(t.TempDir(), "no", "r.html"))
-	if code != 2 || !strings.Contains(stderr, "--html: open") {
-		t.Errorf("exit %d, %q; want 2 and --html: open", code, stderr)
+	path := filepath.Join(t.TempDir(), "no", "r.html")
+	code, _, stderr := runBenchConfig(context.Background(), t, "--config", cfg, "--max-requests", "1", "--html", path)
+	want := "could not create --html report " + path + ": could not create a temporary file beside it: no such file or directory"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "invalid configuration") {
+		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -106,7 +107,7 @@ func (p *benchPlan) runSweep(ctx context.Context, stderr io.Writer) ([]*benchRes
 		s.Strategy = strategy
 		r, err := p.withSchedule(s).run(ctx, stderr)
 		if err != nil {
-			return nil, err
+			return interruptedSweep(out, err)
 		}
 		out = append(out, r)
 		if r.stop == benchStopInterrupted {
@@ -123,7 +124,7 @@ func (p *benchPlan) runSweep(ctx context.Context, stderr io.Writer) ([]*benchRes
 		s.Strategy, s.Rate = config.StrategyConstant, rate
 		r, err := p.withSchedule(s).run(ctx, stderr)
 		if err != nil {
-			return nil, err
+			return interruptedSweep(out, err)
 		}
 		out = append(out, r)
 		if r.stop == benchStopInterrupted {
@@ -131,6 +132,17 @@ func (p *benchPlan) runSweep(ctx context.Context, stderr io.Writer) ([]*benchRes
 		}
 	}
 	return out, nil
+}
+
+// interruptedSweep ends a sweep whose next benchmark failed with err: an
+// interrupt while it waited for the target keeps the benchmarks that ran
+// (the caller reports the interrupt); any other error, or an interrupt
+// before any benchmark ran, is the sweep's.
+func interruptedSweep(ran []*benchResult, err error) ([]*benchResult, error) {
+	if errors.Is(err, errBenchWaitInterrupted) && len(ran) > 0 {
+		return ran, nil
+	}
+	return nil, err
 }
 
 // sweepRates returns n rates spread evenly strictly between lo and hi:

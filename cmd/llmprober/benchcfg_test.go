@@ -297,7 +297,10 @@ func TestBenchConfigBadInput(t *testing.T) {
 		{"share without duration", []string{"--config", one, "--max-requests", "5", "--warmup", "10%"}, "--warmup 10%: a share must be in"},
 		{"warmup as long as the run", []string{"--config", one, "--max-duration", "1s", "--warmup", "1s"}, "--warmup 1s: want a duration in [0, 1s)"},
 		{"bad confidence", []string{"--config", one, "--max-requests", "1", "--confidence", "95"}, "--confidence 95: want a level in (0, 1)"},
-		{"unwritable output", []string{"--config", one, "--max-requests", "1", "--output", filepath.Join(t.TempDir(), "no", "r.json")}, "--output: open"},
+		{"unwritable output", []string{"--config", one, "--max-requests", "1", "--output", filepath.Join(t.TempDir(), "no", "r.json")},
+			"could not create --output report "},
+		{"output is a directory", []string{"--config", one, "--max-requests", "1", "--output", t.TempDir()},
+			"it exists and is not a regular file (mode d"},
 		{"missing file", []string{"--config", filepath.Join(t.TempDir(), "none.yml"), "--max-requests", "1"}, "could not read"},
 	}
 	for _, tt := range tests {

@@ -1,39 +1,65 @@
 package main
 
 import (
-	"encoding/json"
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"github.com/go-json-experiment/json"
+
+	"github.com/llmprober/llmprober/probe/localfile"
+	"github.com/llmprober/llmprober/slo/stats"
 	"github.com/llmprober/llmprober/slo/window"
 )
 
-// errRegression ends compare --fail-on-regression when a latency got
-// significantly worse or an attainment significantly lower (exit 1).
+// errRegression ends compare --fail-on-regression when a latency, the
+// error rate or an attainment got significantly worse (exit 1).
 var errRegression = errors.New("significant regression")
+
+// errCannotCompare ends compare --fail-on-regression when a figure of
+// BASE cannot be judged: absent or null in NEW, or either report without
+// a measurement window or a successful request (exit 3). A gate fails
+// closed: what it cannot compare never passes.
+var errCannotCompare = errors.New("cannot compare")
+
+// compareExitCannot is the exit status of errCannotCompare.
+const compareExitCannot = 3
 
 // compareDoc is the part of a bench JSON report that compare reads.
 type compareDoc struct {
-	Schema     string `json:"schema"`
-	Benchmarks []struct {
-		Config struct {
-			Target string `json:"target"`
-		} `json:"config"`
-		Window struct {
-			Summaries map[string]struct {
-				Successful *compareSummary `json:"successful"`
-			} `json:"summaries"`
-		} `json:"window"`
-		SLO []struct {
-			Objective  string         `json:"objective"`
-			Attainment *float64       `json:"attainment"`
-			CI         *benchInterval `json:"attainment_ci"`
-		} `json:"slo"`
-	} `json:"benchmarks"`
+	Schema     string             `json:"schema"`
+	Benchmarks []compareBenchmark `json:"benchmarks"`
+}
+
+// compareBenchmark is the part of one benchmark that compare reads.
+type compareBenchmark struct {
+	Config struct {
+		Target string `json:"target"`
+	} `json:"config"`
+	Window *compareWindow `json:"window"`
+	SLO    []compareSLO   `json:"slo"`
+}
+
+// compareWindow is the part of a measurement window that compare reads:
+// whether it measured, its requests by outcome, its summaries of the
+// successful requests, and the level of its intervals (nil: none).
+type compareWindow struct {
+	Measuring  bool             `json:"measuring"`
+	Confidence *float64         `json:"confidence"`
+	Requests   map[string]int64 `json:"requests"`
+	Summaries  map[string]struct {
+		Successful *compareSummary `json:"successful"`
+	} `json:"summaries"`
+}
+
+// compareSLO is one objective set's attainment and its interval.
+type compareSLO struct {
+	Objective  string         `json:"objective"`
+	Attainment *float64       `json:"attainment"`
+	CI         *benchInterval `json:"attainment_ci"`
 }
 
 // compareSummary is one summary of a report.
@@ -87,6 +113,25 @@ func (f compareFigure) regressed() bool {
 	return f.regressionCounts && ((c == callHigher && !f.higherIsBetter) || (c == callLower && f.higherIsBetter))
 }
 
+// Calls of a figure on one side only.
+const (
+	callAbsentNew  = "cannot compare: present in BASE, absent in NEW"
+	callAbsentBase = "absent in BASE: not compared"
+)
+
+// absent is the call of a figure that one side lacks, empty when both
+// have it: absent in NEW cannot be compared (the gate fails closed);
+// absent in BASE is reported, not judged.
+func (f compareFigure) absent() string {
+	switch {
+	case f.base != nil && f.new == nil:
+		return callAbsentNew
+	case f.base == nil && f.new != nil:
+		return callAbsentBase
+	}
+	return ""
+}
+
 // compareLatencies are the durations compared: each one's mean and
 // percentiles with intervals (ITL and TPOT are token-weighted and have
 // none).
@@ -100,7 +145,8 @@ var compareLevels = []string{"p50", "p90", "p95", "p99"}
 func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a latency got significantly higher or an attainment significantly lower")
+	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a latency or the error rate got significantly higher or an attainment "+
+		"significantly lower, 3 when a figure of BASE cannot be compared (absent in NEW, no window, no successful request)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -111,87 +157,241 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: llmprober compare [--fail-on-regression] BASE.json NEW.json")
 		return errUsage
 	}
-	base, err := readCompareDoc(fs.Arg(0))
+	base, err := readCompareDoc("BASE", fs.Arg(0))
 	if err != nil {
-		return fmt.Errorf("%w: %w", errInvalid, err)
+		return badInput(err)
 	}
-	next, err := readCompareDoc(fs.Arg(1))
+	next, err := readCompareDoc("NEW", fs.Arg(1))
 	if err != nil {
-		return fmt.Errorf("%w: %w", errInvalid, err)
+		return badInput(err)
 	}
 	if len(base.Benchmarks) != len(next.Benchmarks) {
-		return fmt.Errorf("%w: %s has %d benchmarks, %s %d", errInvalid, fs.Arg(0), len(base.Benchmarks), fs.Arg(1), len(next.Benchmarks))
+		return badInput(fmt.Errorf("could not compare: BASE %s has %d benchmarks, NEW %s %d", fs.Arg(0), len(base.Benchmarks),
+			fs.Arg(1), len(next.Benchmarks)))
 	}
-	regressions := 0
+	var sum compareSum
 	for i := range base.Benchmarks {
-		figs := compareFigures(base, next, i)
-		fmt.Fprintf(stdout, "benchmark %d: %s → %s\n", i+1, base.Benchmarks[i].Config.Target, next.Benchmarks[i].Config.Target)
-		regressions += writeCompare(stdout, figs)
+		sum.add(writeBenchmarkCompare(stdout, i, &base.Benchmarks[i], &next.Benchmarks[i]))
 	}
-	if *failOn && regressions > 0 {
-		return fmt.Errorf("%w: %d figure(s) got significantly worse", errRegression, regressions)
+	if !*failOn {
+		return nil
+	}
+	return sum.err()
+}
+
+// compareSum counts what a comparison found: figures significantly
+// worse, and figures or benchmarks that cannot be compared.
+type compareSum struct {
+	regressions, cannot int
+}
+
+// add adds the counts of one benchmark.
+func (s *compareSum) add(o compareSum) {
+	s.regressions += o.regressions
+	s.cannot += o.cannot
+}
+
+// err is the outcome of --fail-on-regression: a regression (exit 1) wins
+// over what cannot be compared (exit 3).
+func (s compareSum) err() error {
+	switch {
+	case s.regressions > 0 && s.cannot > 0:
+		return fmt.Errorf("%w: %d figure(s) got significantly worse, and %d figure(s) or window(s) could not be compared",
+			errRegression, s.regressions, s.cannot)
+	case s.regressions > 0:
+		return fmt.Errorf("%w: %d figure(s) got significantly worse", errRegression, s.regressions)
+	case s.cannot > 0:
+		return fmt.Errorf("%w: %d figure(s) or window(s) could not be compared (the lines marked cannot compare)", errCannotCompare, s.cannot)
 	}
 	return nil
 }
 
-// readCompareDoc reads a bench JSON report.
-func readCompareDoc(path string) (*compareDoc, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("could not read report: %w", err)
+// writeBenchmarkCompare prints benchmark i of both reports: the reasons
+// it cannot be compared, if any, then its table.
+func writeBenchmarkCompare(w io.Writer, i int, b, n *compareBenchmark) compareSum {
+	fmt.Fprintf(w, "benchmark %d: %s → %s\n", i+1, b.Config.Target, n.Config.Target)
+	reasons := append(windowProblems("BASE", b.Window), windowProblems("NEW", n.Window)...)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  cannot compare: %s\n", r)
 	}
+	sum := writeCompare(w, compareFigures(b, n))
+	sum.cannot += len(reasons)
+	return sum
+}
+
+// windowProblems says why a report's window (of side BASE or NEW) has no
+// figure to compare: none, not measuring, or no successful request.
+func windowProblems(side string, w *compareWindow) []string {
+	switch {
+	case w == nil:
+		return []string{side + ": no measurement window"}
+	case !w.Measuring:
+		return []string{side + ": no measurement window (the run ended before its warmup did)"}
+	case w.Requests["successful"] == 0:
+		return []string{fmt.Sprintf("%s: 0 successful requests (%d errored, %d incomplete)", side, w.Requests["errored"],
+			w.Requests["incomplete"])}
+	}
+	return nil
+}
+
+// readCompareDoc reads the bench JSON report at path, the side (BASE or
+// NEW) of a comparison: a regular file of at most localfile.BenchReport's
+// size, decoded as it is read, so that the records it holds (most of a
+// large report) are skipped, never held.
+func readCompareDoc(side, path string) (*compareDoc, error) {
+	f, err := localfile.Open(path, localfile.BenchReport)
+	if err != nil {
+		return nil, fmt.Errorf("could not read %s report %s: %w", side, path, err)
+	}
+	defer func() { _ = f.Close() }()
 	var doc compareDoc
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: not a bench report: %w", path, err)
+	if err := json.UnmarshalRead(bufio.NewReaderSize(f, 64<<10), &doc); err != nil {
+		return nil, fmt.Errorf("could not read %s report %s: not a bench report: %w", side, path, err)
 	}
 	if doc.Schema != benchSchema {
-		return nil, fmt.Errorf("%s: schema %q, want %s", path, doc.Schema, benchSchema)
+		return nil, fmt.Errorf("could not read %s report %s: schema %q, want %s", side, path, doc.Schema, benchSchema)
+	}
+	if len(doc.Benchmarks) == 0 {
+		return nil, fmt.Errorf("could not read %s report %s: no benchmarks", side, path)
 	}
 	return &doc, nil
 }
 
-// compareFigures lists benchmark i's figures of both reports: each
-// latency's mean and percentiles, then each objective set's attainment.
-func compareFigures(base, next *compareDoc, i int) []compareFigure {
+// compareFigures lists a benchmark's figures of both reports: each
+// latency's mean and percentiles, the error rate, then each objective
+// set's attainment (BASE's sets, then those only NEW has). A figure
+// neither report has is left out.
+func compareFigures(b, n *compareBenchmark) []compareFigure {
 	var out []compareFigure
-	b, n := base.Benchmarks[i], next.Benchmarks[i]
-	for _, m := range compareLatencies {
-		bs, ns := b.Window.Summaries[m.String()].Successful, n.Window.Summaries[m.String()].Successful
-		if bs == nil || ns == nil || bs.Mean == nil || ns.Mean == nil {
-			continue
-		}
-		out = append(out, compareFigure{name: m.String() + " mean", base: bs.Mean, new: ns.Mean, baseCI: bs.MeanCI, newCI: ns.MeanCI,
-			regressionCounts: true})
-		for _, l := range compareLevels {
-			bp, np := bs.Percentiles[l], ns.Percentiles[l]
-			out = append(out, compareFigure{name: m.String() + " " + l, base: bp.Value, new: np.Value, baseCI: bp.CI, newCI: np.CI,
-				regressionCounts: true})
+	keep := func(f compareFigure) {
+		if f.base != nil || f.new != nil {
+			out = append(out, f)
 		}
 	}
-	for _, bo := range b.SLO {
-		for _, no := range n.SLO {
-			if no.Objective == bo.Objective {
-				out = append(out, compareFigure{name: "slo " + bo.Objective + " attainment", base: bo.Attainment, new: no.Attainment,
-					baseCI: bo.CI, newCI: no.CI, higherIsBetter: true, regressionCounts: true})
+	for _, m := range compareLatencies {
+		bs, ns := b.Window.successful(m), n.Window.successful(m)
+		keep(compareFigure{name: m.String() + " mean", base: bs.mean(), new: ns.mean(), baseCI: bs.meanCI(), newCI: ns.meanCI(),
+			regressionCounts: true})
+		for _, l := range compareLevels {
+			bv, bci := bs.percentile(l)
+			nv, nci := ns.percentile(l)
+			keep(compareFigure{name: m.String() + " " + l, base: bv, new: nv, baseCI: bci, newCI: nci, regressionCounts: true})
+		}
+	}
+	bv, bci := b.Window.errorRate()
+	nv, nci := n.Window.errorRate()
+	keep(compareFigure{name: "error rate", base: bv, new: nv, baseCI: bci, newCI: nci, regressionCounts: true})
+	for _, f := range compareObjectives(b.SLO, n.SLO) {
+		keep(f)
+	}
+	return out
+}
+
+// compareObjectives pairs the objective sets of both reports by name:
+// BASE's in order, then those only NEW has.
+func compareObjectives(base, next []compareSLO) []compareFigure {
+	fig := func(name string, b, n *compareSLO) compareFigure {
+		return compareFigure{name: "slo " + name + " attainment", base: b.Attainment, new: n.Attainment, baseCI: b.CI, newCI: n.CI,
+			higherIsBetter: true, regressionCounts: true}
+	}
+	find := func(in []compareSLO, name string) *compareSLO {
+		for i := range in {
+			if in[i].Objective == name {
+				return &in[i]
 			}
+		}
+		return &compareSLO{}
+	}
+	var out []compareFigure
+	for i := range base {
+		out = append(out, fig(base[i].Objective, &base[i], find(next, base[i].Objective)))
+	}
+	for i := range next {
+		if find(base, next[i].Objective).Objective == "" {
+			out = append(out, fig(next[i].Objective, &compareSLO{}, &next[i]))
 		}
 	}
 	return out
 }
 
-// writeCompare prints one line per figure and returns the regressions.
-func writeCompare(w io.Writer, figs []compareFigure) int {
-	regressions := 0
+// successful is metric m's summary of the successful requests, nil when
+// the window or the summary is absent.
+func (w *compareWindow) successful(m window.Metric) *compareSummary {
+	if w == nil {
+		return nil
+	}
+	return w.Summaries[m.String()].Successful
+}
+
+// errorRate is the share of the finished requests (successful or
+// errored; incomplete ones are the prober's, not the target's) that
+// errored, with its Wilson interval at the window's confidence; nil when
+// none finished.
+func (w *compareWindow) errorRate() (*float64, *benchInterval) {
+	if w == nil {
+		return nil, nil
+	}
+	errored, n := w.Requests["errored"], w.Requests["successful"]+w.Requests["errored"]
+	if n <= 0 {
+		return nil, nil
+	}
+	rate := float64(errored) / float64(n)
+	if w.Confidence == nil {
+		return &rate, nil
+	}
+	lo, hi, ok := stats.Wilson(errored, n, *w.Confidence)
+	if !ok {
+		return &rate, nil
+	}
+	return &rate, &benchInterval{Lower: lo, Upper: hi}
+}
+
+// mean is the summary's mean, nil when absent.
+func (s *compareSummary) mean() *float64 {
+	if s == nil {
+		return nil
+	}
+	return s.Mean
+}
+
+// meanCI is the interval of the summary's mean, nil when absent.
+func (s *compareSummary) meanCI() *benchInterval {
+	if s == nil {
+		return nil
+	}
+	return s.MeanCI
+}
+
+// percentile is the summary's percentile at level l and its interval,
+// nil when absent.
+func (s *compareSummary) percentile(l string) (*float64, *benchInterval) {
+	if s == nil {
+		return nil, nil
+	}
+	p := s.Percentiles[l]
+	return p.Value, p.CI
+}
+
+// writeCompare prints one line per figure and counts the regressions and
+// the figures of BASE absent in NEW.
+func writeCompare(w io.Writer, figs []compareFigure) compareSum {
+	var sum compareSum
 	fmt.Fprintf(w, "  %-32s %-30s %-30s %s\n", "figure", "base [interval]", "new [interval]", "call")
 	for _, f := range figs {
-		call := f.call()
-		if f.regressed() {
-			call += ": regression"
-			regressions++
+		call := f.absent()
+		switch {
+		case call == callAbsentNew:
+			sum.cannot++
+		case call != "":
+		case f.regressed():
+			call = f.call() + ": regression"
+			sum.regressions++
+		default:
+			call = f.call()
 		}
 		fmt.Fprintf(w, "  %-32s %-30s %-30s %s\n", f.name, compareValue(f.base, f.baseCI), compareValue(f.new, f.newCI), call)
 	}
-	return regressions
+	return sum
 }
 
 // compareValue is "0.1503 [0.1496, 0.1511]" (4 significant digits), the interval left out when

@@ -1,8 +1,9 @@
 // Package localfile reads the files llmprober is given — its configuration,
-// the web configuration, TLS material, API key files, trace files and WAV
-// audio — with a type check and a size cap per kind of file, so that a
-// wrong name (/dev/zero, a named pipe, a directory, a huge file) is a clear
-// error, never a hang or an exhausted memory.
+// the web configuration, TLS material, API key files, trace files, WAV
+// audio and the bench reports compare reads — with a type check and a
+// size cap per kind of file, so that a wrong name (/dev/zero, a named
+// pipe, a directory, a huge file) is a clear error, never a hang or an
+// exhausted memory.
 //
 // Only regular files are read (a symbolic link to one is followed). A
 // file is opened without blocking, so that a named pipe with no writer is
@@ -44,10 +45,15 @@ var (
 	// Audio is a WAV audio file: 10 minutes of 16 kHz PCM16 mono audio
 	// (19 200 000 bytes) and 1 MiB of headers.
 	Audio = Kind{"audio file", 10*60*16000*2 + 1<<20}
+	// BenchReport is a JSON report of llmprober bench read by compare:
+	// 32 GiB, above one benchmark of the largest run (10 000 000 requests
+	// at about 1.8 KB of report each, most of it their records, which
+	// compare skips as it reads).
+	BenchReport = Kind{"bench report", 32 << 30}
 )
 
 // Kinds lists every kind, in the order the README's limits table shows them.
-var Kinds = []Kind{Config, WebConfig, TLS, APIKey, Trace, Audio}
+var Kinds = []Kind{Config, WebConfig, TLS, APIKey, Trace, Audio, BenchReport}
 
 // ErrNotRegular is wrapped by the error for a file that is not a regular
 // file (a named pipe, a device, a directory, a socket).

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -130,22 +129,28 @@ func Execute(ctx context.Context, t config.Target, f Settings, stderr io.Writer)
 	return col.run(f.Rate, window, after.cpu-before.cpu, after.peakRSS), nil
 }
 
+// ErrOutputPath is wrapped by the error of an output file (--cpu-profile)
+// that cannot be created, found before any request: bad input.
+var ErrOutputPath = errors.New("could not create CPU profile")
+
 // startCPUProfile starts writing a CPU profile to path, when not empty, and
-// returns the function that stops it and closes the file.
+// returns the function that stops it and renames the complete profile onto
+// path (a ReportFile: an interrupted run leaves the previous file intact).
 func startCPUProfile(path string) (stop func() error, err error) {
 	if path == "" {
 		return func() error { return nil }, nil
 	}
-	file, err := os.Create(path)
+	file, err := CreateReport(path)
 	if err != nil {
-		return nil, fmt.Errorf("could not create CPU profile: %w", err)
+		return nil, fmt.Errorf("%w %s: %w", ErrOutputPath, path, err)
 	}
 	if err := pprof.StartCPUProfile(file); err != nil {
-		return nil, errors.Join(fmt.Errorf("could not start CPU profile: %w", err), file.Close())
+		file.Abort()
+		return nil, fmt.Errorf("could not start CPU profile: %w", err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		if err := file.Close(); err != nil {
+		if err := file.Commit(); err != nil {
 			return fmt.Errorf("could not write CPU profile: %w", err)
 		}
 		return nil
