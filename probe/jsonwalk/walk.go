@@ -219,3 +219,21 @@ func lower(c byte) byte {
 func EmptyComposite(raw []byte) bool {
 	return len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
 }
+
+// Items returns the number of items of raw, a JSON array, counting at most
+// limit of them; 0 when raw is not an array (null, another value, or not
+// valid). It keeps none of them.
+func Items(raw []byte, limit int) int {
+	d := jsontext.NewDecoder(bytes.NewReader(raw), allowDuplicates, allowBadUTF8)
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return 0
+	}
+	n := 0
+	for n < limit && d.PeekKind() != ']' {
+		if d.SkipValue() != nil {
+			return n
+		}
+		n++
+	}
+	return n
+}
