@@ -130,18 +130,18 @@ func amplify(t *testing.T, tc amplifyCase, n int64, edit func(*Config)) (*probe.
 // member name makes the walk give up), and nesting past the depth
 // encoding/json takes (10000).
 func TestWholeBodyBounds(t *testing.T) {
-	const max = probe.MaxResponseItems
+	const limit = probe.MaxResponseItems
 	items := func(n int, item string) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
 	tooMany := "could not decode response: more than 1024 items in an array"
 	tests := []struct {
 		name, body, want string
 	}{
-		{"choices at the bound", `{"choices":[` + items(max, `{"text":"a"}`) + `]}`, ""},
-		{"choices past the bound", `{"choices":[` + items(max+1, `{"text":"a"}`) + `]}`, tooMany},
-		{"choices past the bound, slow", `{"ch\u006fices":[` + items(max+1, "{}") + `]}`, tooMany},
-		{"tool calls at the bound", `{"choices":[{"message":{"tool_calls":[` + items(max, "1") + `]}}]}`, ""},
-		{"tool calls past the bound", `{"choices":[{"message":{"tool_calls":[` + items(max+1, "1") + `]}}]}`, tooMany},
-		{"tool calls past the bound, slow", `{"choices":[{"m\u0065ssage":{"tool_calls":[` + items(max+1, "1") + `]}}]}`, tooMany},
+		{"choices at the bound", `{"choices":[` + items(limit, `{"text":"a"}`) + `]}`, ""},
+		{"choices past the bound", `{"choices":[` + items(limit+1, `{"text":"a"}`) + `]}`, tooMany},
+		{"choices past the bound, slow", `{"ch\u006fices":[` + items(limit+1, "{}") + `]}`, tooMany},
+		{"tool calls at the bound", `{"choices":[{"message":{"tool_calls":[` + items(limit, "1") + `]}}]}`, ""},
+		{"tool calls past the bound", `{"choices":[{"message":{"tool_calls":[` + items(limit+1, "1") + `]}}]}`, tooMany},
+		{"tool calls past the bound, slow", `{"choices":[{"m\u0065ssage":{"tool_calls":[` + items(limit+1, "1") + `]}}]}`, tooMany},
 		{"deep nesting", `{"choices":[{"message":{"tool_calls":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}]}`,
 			"could not decode response: invalid character '[' exceeded max depth"},
 	}

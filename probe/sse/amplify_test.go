@@ -42,7 +42,7 @@ func TestAmplification(t *testing.T) {
 		}
 		t.Run(shape.Name, func(t *testing.T) {
 			for _, n := range []int64{4 << 20, 16 << 20} {
-				err, retained := amplify(shape, n)
+				retained, err := amplify(shape, n)
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("%d bytes: error %v, want one containing %q", n, err, want)
 				}
@@ -59,8 +59,8 @@ func TestAmplification(t *testing.T) {
 }
 
 // amplify reads n bytes of shape with a default Reader until an error and
-// returns it with the largest growth of the live heap while reading.
-func amplify(shape endless.Shape, n int64) (error, uint64) {
+// returns the largest growth of the live heap while reading, and the error.
+func amplify(shape endless.Shape, n int64) (uint64, error) {
 	base := endless.LiveHeap()
 	src := endless.New(shape.Prefix, shape.Pattern, n)
 	r := NewReader(src, 0)
@@ -73,5 +73,5 @@ func amplify(shape endless.Shape, n int64) (error, uint64) {
 	if errors.Is(err, io.EOF) {
 		err = io.EOF
 	}
-	return err, max(peak, base) - base
+	return max(peak, base) - base, err
 }
