@@ -1,7 +1,10 @@
 // Package jsonwalk reads the few members the prober needs of a server's
 // JSON message by walking its tokens with the jsontext decoder of
 // github.com/go-json-experiment/json, which validates the text as it goes
-// and reads it in place, without allocating; the rest is skipped.
+// and reads it in place, without allocating; the rest is skipped. A walk
+// keeps nothing of a message but the decoder's state, whose stack of
+// open arrays and objects stops at jsontext's depth limit (10000): a
+// deeper message fails the walk, whatever its length.
 //
 // A walk keeps encoding/json's syntax (duplicate names and invalid UTF-8
 // are allowed, one value per message) and the way encoding/json decodes
