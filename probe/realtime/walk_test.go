@@ -22,8 +22,8 @@ var walkSeeds = []string{
 // FuzzDecodeEvent holds the walk of a server message to encoding/json:
 // whatever the walk reads, decoding into serverEvent reads alike, and what
 // encoding/json rejects the walk does not accept. What either keeps of a
-// message (its type, usage and error) is never more than the message,
-// each invalid UTF-8 byte of it kept as the 3 bytes of U+FFFD at most.
+// message (its type, usage and error) is at most 3 bytes per byte of it
+// (an invalid UTF-8 byte of the type is kept as the 3 bytes of U+FFFD).
 func FuzzDecodeEvent(f *testing.F) {
 	for _, s := range append(serverEventSeeds, walkSeeds...) {
 		f.Add([]byte(s))
