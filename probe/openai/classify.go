@@ -77,8 +77,9 @@ func (b *Backend) statusFailure(resp *http.Response, e probe.ServerError) error 
 // protocolErrors are the texts of the transport's errors that say the
 // response broke HTTP itself, so that README's table calls them protocol,
 // not connection: headers past the limit (HTTP/1 and HTTP/2), a malformed
-// status line, header or chunked body, an HTTP/2 peer that broke the
-// protocol. net/http exports no type for any of them.
+// status line, header, Content-Length, transfer encoding, chunked body or
+// trailer (net/http's own bound on a trailer among them), an HTTP/2 peer
+// that broke the protocol. net/http exports no type for any of them.
 var protocolErrors = []string{
 	"server response headers exceeded",
 	"response header list larger than advertised limit",
@@ -88,6 +89,13 @@ var protocolErrors = []string{
 	"invalid byte in chunk length",
 	"http chunk length too large",
 	"chunked encoding contains too much non-data",
+	"chunked line ends with bare LF",
+	"invalid CR in chunked line",
+	"empty hex number for chunk length",
+	"suspiciously long trailer",
+	"bad trailer key",
+	"transfer encoding",
+	"Content-Length",
 	"header line too long",
 	"PROTOCOL_ERROR",
 	"FRAME_SIZE_ERROR",

@@ -19,6 +19,9 @@ import (
 func TestHostileResponses(t *testing.T) {
 	sseHead := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
 	gz := endless.Gzip(content("x") + done)
+	// A stream that ends at its finish reason, in one chunk.
+	finishEvent := content("a") + data(`{"choices":[{"delta":{},"finish_reason":"stop"}]}`)
+	finish := strconv.FormatInt(int64(len(finishEvent)), 16) + "\r\n" + finishEvent + "\r\n"
 	tests := []struct {
 		name, response string
 		stream         bool
@@ -32,6 +35,10 @@ func TestHostileResponses(t *testing.T) {
 		{"chunk length line too long", sseHead + "Transfer-Encoding: chunked\r\n\r\n" + strings.Repeat("0", 5000) + "\r\n",
 			true, probe.ErrorProtocol, "header line too long"},
 		{"malformed status line", "HTTP/1.1 abc OK\r\n\r\n", true, probe.ErrorProtocol, "malformed HTTP status code"},
+		{"trailer past net/http's bound", sseHead + "Transfer-Encoding: chunked\r\n\r\n" + finish + "0\r\nX-T: " + strings.Repeat("x", 1<<20) + "\r\n\r\n",
+			true, probe.ErrorProtocol, "suspiciously long trailer"},
+		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+			false, probe.ErrorProtocol, "multiple Content-Length headers"},
 		{"uninvited gzip stream", sseHead + "Content-Encoding: gzip\r\nContent-Length: " + strconv.Itoa(len(gz)) + "\r\n\r\n" + gz,
 			true, probe.ErrorProtocol, `response in Content-Encoding "gzip", which was not asked for: body not read`},
 		{"uninvited gzip whole body", "HTTP/1.1 200 OK\r\nContent-Encoding: br, gzip\r\nContent-Length: " + strconv.Itoa(len(gz)) + "\r\n\r\n" + gz,
@@ -99,6 +106,8 @@ func TestProtocolTransportErrors(t *testing.T) {
 		{"connection error: FRAME_SIZE_ERROR", true},
 		{"connection error: COMPRESSION_ERROR", true},
 		{"malformed chunked encoding", true},
+		{"http: suspiciously long trailer after chunked body", true},
+		{`net/http: HTTP/1.x transport connection broken: unsupported transfer encoding: "x"`, true},
 		{"stream error: stream ID 3; CANCEL", false},
 		{"read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer", false},
 		{"unexpected EOF", false},
