@@ -54,11 +54,18 @@ func ErrorCodeOf(raw json.RawMessage) ErrorCode {
 	return ErrorCode{Text: compactJSON(raw), Kind: CodeOther}
 }
 
-// compactJSON returns raw, when it is one JSON value, re-encoded compactly,
-// its strings without escapes beyond those JSON needs (no \u0074 for "t",
-// no HTML escapes), numbers as written; anything else as it is.
+// maxCompactBytes bounds the JSON text compactJSON re-encodes, in bytes:
+// an error body's bound (64 KiB).
+const maxCompactBytes = 64 << 10
+
+// compactJSON returns raw, when it is one JSON value of at most
+// maxCompactBytes, re-encoded compactly, its strings without escapes
+// beyond those JSON needs (no \u0074 for "t", no HTML escapes), numbers as
+// written; anything else as it is. A longer value is not re-encoded:
+// decoding it into Go values would keep about 20 bytes for every 2 of an
+// array of numbers, and its text is cut to MaxErrorChars anyway.
 func compactJSON(raw []byte) string {
-	if !json.Valid(raw) {
+	if len(raw) > maxCompactBytes || !json.Valid(raw) {
 		return string(raw)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

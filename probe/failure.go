@@ -76,6 +76,13 @@ const (
 	// MaxResponseBytes bounds the bytes of one streamed response (SSE body,
 	// or the realtime session's server messages together): 1 GiB.
 	MaxResponseBytes = 1 << 30
+	// MaxResponseItems bounds the items of a JSON array of a response that
+	// its reader keeps (the choices of a chunk or a whole response, a
+	// delta's tool calls): about 150 bytes each kept, 150 KiB at most.
+	MaxResponseItems = 1024
+	// MaxResponseHeaderBytes bounds the status line and headers of a
+	// response, in bytes (the transport's MaxResponseHeaderBytes).
+	MaxResponseHeaderBytes = 64 << 10
 )
 
 // Redactor makes error text safe to record: a secret is found whatever

@@ -22,8 +22,18 @@ type ServerError struct {
 // JSON text, and so is any other JSON value; data that is not JSON is its
 // own text. JSON text is re-encoded compactly with its strings unescaped
 // (so that a secret in it can be redacted). Empty data, and JSON null, are
-// no report at all (the zero ServerError).
-func ParseServerError(data []byte) ServerError {
+// no report at all (the zero ServerError). An "error" member is followed
+// into at most MaxErrorNesting objects: one nested deeper is its own JSON
+// text, so that a report of {"error":{"error":… ten thousand deep does not
+// keep a copy of itself at every level.
+func ParseServerError(data []byte) ServerError { return parseServerError(data, 0) }
+
+// MaxErrorNesting bounds how many "error" members ParseServerError
+// follows into one another.
+const MaxErrorNesting = 4
+
+// parseServerError is ParseServerError of data found inside depth error members.
+func parseServerError(data []byte, depth int) ServerError {
 	data = bytes.TrimSpace(TrimBOM(data))
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return ServerError{}
@@ -35,12 +45,12 @@ func ParseServerError(data []byte) ServerError {
 	var obj struct {
 		Error, Message, Detail, Code json.RawMessage
 	}
-	if data[0] != '{' || json.Unmarshal(data, &obj) != nil {
+	if depth > MaxErrorNesting || data[0] != '{' || json.Unmarshal(data, &obj) != nil {
 		return ServerError{Message: compactJSON(data)}
 	}
 	var e ServerError
 	if Truthy(obj.Error) {
-		e = ParseServerError(obj.Error)
+		e = parseServerError(obj.Error, depth+1)
 	}
 	if e.Message == "" {
 		e.Message = firstText(obj.Message, obj.Detail)

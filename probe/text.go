@@ -28,17 +28,31 @@ func (t *Text) UnmarshalJSON(data []byte) error {
 		*t = Text(has)
 		return err
 	}
-	var parts []json.RawMessage
-	if err := json.Unmarshal(data, &parts); err != nil {
+	*t = false
+	return eachPart(data, func(p []byte) error {
+		has, err := partText(p)
+		*t = *t || Text(has)
+		return err
+	})
+}
+
+// eachPart calls read with each item of data, a JSON array, one at a time
+// in one reused buffer, and stops at the first error: the items are never
+// all kept at once (an array of empty strings would keep 40 bytes for each
+// 3), so what reading an array costs does not grow with its items.
+func eachPart(data []byte, read func([]byte) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
 		return err
 	}
-	*t = false
-	for _, p := range parts {
-		has, err := partText(p)
-		if err != nil {
+	var p json.RawMessage
+	for dec.More() {
+		if err := dec.Decode(&p); err != nil {
 			return err
 		}
-		*t = *t || Text(has)
+		if err := read(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

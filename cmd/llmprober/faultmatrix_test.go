@@ -237,6 +237,7 @@ func matrixCases(t *testing.T) ([]matrixCase, *counted) {
 		}
 		cases = append(cases, matrixCase{name: name, base: serve(t, h).URL + "/v1", outcome: "errored", errType: want})
 	}
+	cases = append(cases, byteCases(t)...)
 	return cases, tooMany
 }
 

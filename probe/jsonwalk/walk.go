@@ -1,7 +1,10 @@
 // Package jsonwalk reads the few members the prober needs of a server's
 // JSON message by walking its tokens with the jsontext decoder of
 // github.com/go-json-experiment/json, which validates the text as it goes
-// and reads it in place, without allocating; the rest is skipped.
+// and reads it in place, without allocating; the rest is skipped. A walk
+// keeps nothing of a message but the decoder's state, whose stack of
+// open arrays and objects stops at jsontext's depth limit (10000): a
+// deeper message fails the walk, whatever its length.
 //
 // A walk keeps encoding/json's syntax (duplicate names and invalid UTF-8
 // are allowed, one value per message) and the way encoding/json decodes
@@ -218,4 +221,22 @@ func lower(c byte) byte {
 // Value returns it, is empty.
 func EmptyComposite(raw []byte) bool {
 	return len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
+}
+
+// Items returns the number of items of raw, a JSON array, counting at most
+// limit of them; 0 when raw is not an array (null, another value, or not
+// valid). It keeps none of them.
+func Items(raw []byte, limit int) int {
+	d := jsontext.NewDecoder(bytes.NewReader(raw), allowDuplicates, allowBadUTF8)
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return 0
+	}
+	n := 0
+	for n < limit && d.PeekKind() != ']' {
+		if d.SkipValue() != nil {
+			return n
+		}
+		n++
+	}
+	return n
 }

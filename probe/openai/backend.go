@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/llmprober/llmprober/probe"
@@ -76,6 +78,9 @@ func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *ex
 	defer func() { _ = resp.Body.Close() }()
 	x.rec.HTTPStatus = resp.StatusCode
 	switch {
+	case resp.StatusCode >= 400 && encoded(resp) != "":
+		drain(resp.Body)
+		return b.statusFailure(resp, probe.ServerError{Message: encodingMessage(resp)})
 	case resp.StatusCode >= 400:
 		return b.statusError(resp)
 	case resp.StatusCode >= 300:
@@ -84,6 +89,9 @@ func (b *Backend) do(rctx context.Context, cancel context.CancelCauseFunc, x *ex
 	case resp.StatusCode < 200:
 		drain(resp.Body)
 		return probe.Failf(probe.ErrorProtocol, "unexpected HTTP status %d", resp.StatusCode)
+	case encoded(resp) != "":
+		drain(resp.Body)
+		return probe.Failf(probe.ErrorProtocol, "%s", encodingMessage(resp))
 	case b.cfg.Stream:
 		return b.readStream(resp, x)
 	default:
@@ -101,4 +109,24 @@ func staleConnWrite(err error, reused bool) bool {
 		return false
 	}
 	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// encoded returns the response's Content-Encoding when it is one other
+// than identity, which the backend never asks for (every request says
+// Accept-Encoding: identity): the body is then not what it claims to be
+// read as, and is not read (compressed junk costs nothing); empty otherwise.
+func encoded(resp *http.Response) string {
+	for _, v := range resp.Header.Values("Content-Encoding") {
+		for e := range strings.SplitSeq(v, ",") {
+			if e = strings.TrimSpace(e); e != "" && !strings.EqualFold(e, "identity") {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// encodingMessage is the failure's text of an encoded response.
+func encodingMessage(resp *http.Response) string {
+	return fmt.Sprintf("response in Content-Encoding %q, which was not asked for: body not read", encoded(resp))
 }

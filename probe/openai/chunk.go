@@ -3,17 +3,19 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/llmprober/llmprober/probe"
+	"github.com/llmprober/llmprober/probe/jsonwalk"
 )
 
 // chunk is the part of a stream chunk or a whole response that is measured.
 // Chat chunks carry choices[].delta, chat responses choices[].message, and
 // completions choices[].text.
 type chunk struct {
-	Choices []choice        `json:"choices"`
-	Usage   json.RawMessage `json:"usage"`
-	Error   json.RawMessage `json:"error"`
+	Choices boundedList[choice] `json:"choices"`
+	Usage   json.RawMessage     `json:"usage"`
+	Error   json.RawMessage     `json:"error"`
 	// Type and Object are "error" in the error reports of some servers
 	// ({"type":"error",…}, vLLM's {"object":"error","message":…,"code":…}).
 	Type   errorKind `json:"type"`
@@ -34,12 +36,12 @@ type choice struct {
 
 // delta is a chat chunk's delta or a chat response's message.
 type delta struct {
-	Content          probe.Text        `json:"content"`
-	Refusal          probe.Text        `json:"refusal"`
-	ReasoningContent probe.Text        `json:"reasoning_content"`
-	Reasoning        probe.Text        `json:"reasoning"`
-	ToolCalls        []json.RawMessage `json:"tool_calls"`
-	FunctionCall     json.RawMessage   `json:"function_call"`
+	Content          probe.Text                   `json:"content"`
+	Refusal          probe.Text                   `json:"refusal"`
+	ReasoningContent probe.Text                   `json:"reasoning_content"`
+	Reasoning        probe.Text                   `json:"reasoning"`
+	ToolCalls        boundedList[json.RawMessage] `json:"tool_calls"`
+	FunctionCall     json.RawMessage              `json:"function_call"`
 }
 
 // usage is a usage report.
@@ -158,4 +160,18 @@ func (c *chunk) decoded(data []byte) decoded {
 	d.token, d.visible = c.kinds()
 	d.err, d.failed = c.serverError(data)
 	return d
+}
+
+// boundedList is a JSON array that encoding/json decodes as a []T, but
+// fails past probe.MaxResponseItems items (before decoding any), so that
+// what a message of a few bytes an item keeps is bounded.
+type boundedList[T any] []T
+
+// UnmarshalJSON decodes data (null or an array, as []T takes it) after
+// counting its items.
+func (l *boundedList[T]) UnmarshalJSON(data []byte) error {
+	if n := jsonwalk.Items(data, probe.MaxResponseItems+1); n > probe.MaxResponseItems {
+		return fmt.Errorf("more than %d items in an array", probe.MaxResponseItems)
+	}
+	return json.Unmarshal(data, (*[]T)(l))
 }

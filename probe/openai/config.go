@@ -27,8 +27,20 @@
 // (probe.ParseServerError). A cancelled parent context makes the request
 // incomplete; the backend's own timeout makes it errored with timeout; a
 // transport failure for want of the prober's own resources (too many open
-// files, say: probe.ProberFailure) makes it incomplete with prober; other
+// files, say: probe.ProberFailure) makes it incomplete with prober; a
+// transport failure that says the response broke HTTP (headers past the
+// client's MaxResponseHeaderBytes, a malformed status line, header or
+// chunked body, an HTTP/2 protocol error) is a protocol error; other
 // transport failures are connection errors.
+//
+// Every byte a server sends is charged to a bound: every request says
+// Accept-Encoding: identity, so no transport asks for gzip or inflates an
+// answer, and a response in any other Content-Encoding is a protocol
+// error whose body is not read; a stream is read by package sse (each
+// event within MaxEventBytes, names and per-field overhead included), a
+// whole response up to MaxBodyBytes, an error body up to 64 KiB; a chunk
+// or whole response with more than probe.MaxResponseItems choices, or a
+// delta with more tool calls, is a protocol error naming the bound.
 package openai
 
 import (

@@ -78,9 +78,20 @@ func FuzzDecodeChunk(f *testing.F) {
 	for _, s := range decodeSeeds() {
 		f.Add([]byte(s))
 	}
+	// Arrays at and past the bound of kept items, read by the walk and,
+	// with an escaped name, by encoding/json.
+	for _, n := range []int{probe.MaxResponseItems, probe.MaxResponseItems + 1} {
+		list := strings.TrimSuffix(strings.Repeat("{},", n), ",")
+		f.Add([]byte(`{"choices":[` + list + `]}`))
+		f.Add([]byte(`{"ch\u006fices":[` + list + `]}`))
+		f.Add([]byte(`{"choices":[{"delta":{"tool_calls":[` + list + `]}}]}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = probe.TrimBOM(data)
 		want, wantErr := decodeSlow(data)
+		if want.choices > probe.MaxResponseItems {
+			t.Fatalf("%d choices decoded, more than the bound %d", want.choices, probe.MaxResponseItems)
+		}
 		var got decoded
 		if new(walker).chunk(data, &got) {
 			if wantErr != nil {

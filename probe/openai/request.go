@@ -31,7 +31,9 @@ func (b *Backend) newRequest(ctx context.Context, req *probe.Request) (*http.Req
 }
 
 // requestHeader returns the headers of every request of cfg: cfg.Header,
-// Content-Type, Accept (JSON, or SSE when streaming), and an idempotency
+// Content-Type, Accept (JSON, or SSE when streaming), Accept-Encoding:
+// identity (so that no transport asks for gzip and inflates what the
+// server sends: a compressed body is refused, see encoded), and an idempotency
 // key with no value. The key is not sent on the wire, but lets the
 // transport replay the request once on a new connection when a kept-alive
 // one turns out to have been closed by the server before it answered
@@ -45,6 +47,7 @@ func requestHeader(cfg Config) http.Header {
 		h = http.Header{}
 	}
 	h.Set("Content-Type", "application/json")
+	h.Set("Accept-Encoding", "identity")
 	h.Set("Accept", "application/json")
 	if cfg.Stream {
 		h.Set("Accept", "text/event-stream")

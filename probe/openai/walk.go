@@ -87,7 +87,9 @@ func (w *walker) choices(d *decoded) bool {
 		return w.Null()
 	case '[':
 		d.listed = true
-		return w.Array(func() bool { d.choices++; return w.choice(d) })
+		// Past MaxResponseItems the walk gives up, and the decoding
+		// with encoding/json fails naming the bound (boundedList).
+		return w.Array(func() bool { d.choices++; return d.choices <= probe.MaxResponseItems && w.choice(d) })
 	}
 	return false
 }
@@ -187,8 +189,11 @@ func (w *walker) toolCalls(d *decoded) bool {
 	case 'n':
 		return w.Null()
 	case '[':
-		raw, ok := w.Value()
-		d.token = d.token || ok && !jsonwalk.EmptyComposite(raw)
+		// Past MaxResponseItems the walk gives up, and the decoding
+		// with encoding/json fails naming the bound (boundedList).
+		n := 0
+		ok := w.Array(func() bool { n++; return n <= probe.MaxResponseItems && w.Skip() })
+		d.token = d.token || ok && n > 0
 		return ok
 	}
 	return false

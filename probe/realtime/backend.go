@@ -42,7 +42,9 @@ func (b *Backend) newRecord(req *probe.Request) *probe.Record {
 // starts has ended when it returns.
 func (s *session) run(rctx context.Context) error {
 	s.rec.RequestStart = s.b.cfg.Clock.Now()
-	conn, resp, err := s.b.dialer().DialContext(rctx, s.b.url, s.b.cfg.Header)
+	var hs handshake
+	conn, resp, err := s.b.dialer(&hs).DialContext(rctx, s.b.url, s.b.cfg.Header)
+	hs.done()
 	if resp != nil {
 		s.rec.HTTPStatus = resp.StatusCode
 	}

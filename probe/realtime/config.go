@@ -17,13 +17,18 @@
 // after no non-empty delta is itself the one token event. Record.Sent
 // summarizes the send times of the appends, Record.Received the receive
 // times of the token events (probe.Instants), in constant memory; at most
-// MaxEvents server messages of MaxBytes bytes together are read. The event
-// names, with the OpenAI spellings accepted, are in protocol.go.
+// MaxEvents server messages of MaxBytes bytes together are read, each of
+// at most MaxMessageBytes, and at most 128 KiB until the handshake is over
+// (a proxy's answer, TLS and the upgrade's status line and headers),
+// since the WebSocket dialer reads the upgrade's headers with no bound of
+// its own. The event names, with the OpenAI spellings accepted, are in
+// protocol.go.
 //
 // Outcomes: a refused handshake is http_429, http_4xx or http_5xx by its
 // status (any other non-101 answer, or one that is not HTTP, is a protocol
-// error); a connection that fails or is cut before transcription.done is a
-// connection error, one closed cleanly before it a protocol error, as are
+// error, and so is a handshake answer past its bound); a connection that
+// fails or is cut before transcription.done is a connection error, one
+// closed cleanly before it a protocol error, as are
 // malformed events, binary messages, more than MaxUnknownEvents events of
 // unknown types, more than MaxEvents messages or MaxBytes bytes and a
 // transcription.done before the final commit was sent; an error event,

@@ -61,6 +61,9 @@ const handshakeBodyBytes = 4096
 // end too (probe.Redactor.Cut), so that no part of a key survives the cut.
 func (b *Backend) handshakeError(err error, resp *http.Response) error {
 	if resp == nil {
+		if errors.Is(err, errHandshakeTooLarge) {
+			return probe.Failf(probe.ErrorProtocol, "%v", errHandshakeTooLarge)
+		}
 		if notHTTP(err) {
 			return probe.Failf(probe.ErrorProtocol, "handshake answer is not HTTP: %v", err)
 		}

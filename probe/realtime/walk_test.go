@@ -21,7 +21,9 @@ var walkSeeds = []string{
 
 // FuzzDecodeEvent holds the walk of a server message to encoding/json:
 // whatever the walk reads, decoding into serverEvent reads alike, and what
-// encoding/json rejects the walk does not accept.
+// encoding/json rejects the walk does not accept. What either keeps of a
+// message (its type, usage and error) is at most 3 bytes per byte of it
+// (an invalid UTF-8 byte of the type is kept as the 3 bytes of U+FFFD).
 func FuzzDecodeEvent(f *testing.F) {
 	for _, s := range append(serverEventSeeds, walkSeeds...) {
 		f.Add([]byte(s))
@@ -30,9 +32,15 @@ func FuzzDecodeEvent(f *testing.F) {
 		data = probe.TrimBOM(data)
 		var want serverEvent
 		wantErr := json.Unmarshal(data, &want)
+		if kept := len(want.Type) + len(want.Usage) + len(want.Error); kept > 3*len(data) {
+			t.Fatalf("%q: encoding/json keeps %d bytes of a %d-byte message", data, kept, len(data))
+		}
 		var got serverEvent
 		if !new(walker).event(data, &got) {
 			return
+		}
+		if kept := len(got.Type) + len(got.Usage) + len(got.Error); kept > 3*len(data) {
+			t.Fatalf("%q: the walk keeps %d bytes of a %d-byte message", data, kept, len(data))
 		}
 		if wantErr != nil {
 			t.Fatalf("%q: the walk accepts it, encoding/json fails: %v", data, wantErr)

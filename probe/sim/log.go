@@ -52,7 +52,8 @@ type RequestLog struct {
 	// empty for non-streamed answers.
 	TokenSent []time.Time
 	// AudioReceived holds, in order, when each input_audio_buffer.append
-	// of a realtime session was read; empty for the other APIs.
+	// of a realtime session was read, the first 60000 of them (a client
+	// message is at most 8 MiB); empty for the other APIs.
 	AudioReceived []time.Time
 	// Fault is the fault injected; empty for none.
 	Fault Fault

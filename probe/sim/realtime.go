@@ -64,6 +64,7 @@ func (s *Server) handleRealtime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusSwitchingProtocols
+	conn.SetReadLimit(maxBody)
 	rt := &rtSession{s: s, conn: conn, rec: rec, rng: rng, queue: newRTQueue(), gone: make(chan struct{})}
 	rt.serve()
 }

@@ -48,7 +48,9 @@ func (rt *rtSession) read() {
 // audio logs one chunk's arrival and queues its delta, due DeltaLatency
 // after it on the sim's clock.
 func (rt *rtSession) audio(b64 string, clk clock.Clock) {
-	rt.rec.AudioReceived = append(rt.rec.AudioReceived, time.Now())
+	if len(rt.rec.AudioReceived) < maxPendingDeltas {
+		rt.rec.AudioReceived = append(rt.rec.AudioReceived, time.Now())
+	}
 	pcm, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		slog.Debug("sim realtime audio is not base64", "id", rt.rec.ID, "err", err)

@@ -136,3 +136,37 @@ func expect(t *testing.T, c *websocket.Conn, typ string, n int) {
 		}
 	}
 }
+
+// TestRealtimeClientMessageLimit: a client message longer than maxBody
+// closes the session with 1009 (message too big) instead of being kept.
+func TestRealtimeClientMessageLimit(t *testing.T) {
+	s, err := Start(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(s.URL(), "http")+RealtimePath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	w, err := c.NextWriter(websocket.TextMessage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for sent := 0; sent <= maxBody; sent += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			break // the server has closed: the limit is reached
+		}
+	}
+	_ = w.Close()
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+				t.Fatalf("read error %v, want close 1009", err)
+			}
+			return
+		}
+	}
+}

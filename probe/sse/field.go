@@ -1,6 +1,9 @@
 package sse
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // bom is the UTF-8 byte order mark, which may lead the stream and is ignored.
 var bom = []byte("\xEF\xBB\xBF")
@@ -28,10 +31,7 @@ func (r *Reader) processLine(line []byte) (ev RawEvent, ok bool, err error) {
 	}
 	switch string(field) {
 	case "event":
-		if string(value) != r.lastTyp {
-			r.lastTyp = string(value)
-		}
-		r.typ = r.lastTyp
+		return RawEvent{}, false, r.setType(value)
 	case "data":
 		return RawEvent{}, false, r.appendData(value)
 	case "id":
@@ -52,7 +52,7 @@ func (r *Reader) pending() bool { return r.hasData || r.typ != "" || r.extra != 
 // grow accounts for n more bytes of the pending event.
 func (r *Reader) grow(n int) error {
 	if r.size+n > r.max {
-		return r.tooLarge("event data")
+		return r.tooLarge("event (data, type and fields)")
 	}
 	r.size += n
 	return nil
@@ -75,9 +75,27 @@ func (r *Reader) appendData(value []byte) error {
 	return nil
 }
 
-// appendExtra adds one non-standard field to the pending event.
-func (r *Reader) appendExtra(field, value []byte) error {
+// setType sets the pending event's type, charged to the event (a repeated
+// "event" line replaces the type but is charged again: the lines are the
+// peer's, and charging them all keeps the count simple and safe).
+func (r *Reader) setType(value []byte) error {
 	if err := r.grow(len(value)); err != nil {
+		return err
+	}
+	if string(value) != r.lastTyp {
+		r.lastTyp = string(value)
+	}
+	r.typ = r.lastTyp
+	return nil
+}
+
+// appendExtra adds one non-standard field to the pending event, charged
+// its name, its value and FieldOverhead.
+func (r *Reader) appendExtra(field, value []byte) error {
+	if len(r.extra) >= MaxFields {
+		return fmt.Errorf("%w: more than %d non-standard fields in one event", ErrEventTooLarge, MaxFields)
+	}
+	if err := r.grow(len(field) + len(value) + FieldOverhead); err != nil {
 		return err
 	}
 	r.extra = append(r.extra, Field{Name: string(field), Value: string(value)})

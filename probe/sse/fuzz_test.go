@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -21,6 +22,9 @@ func FuzzReader(f *testing.F) {
 		"event: ping\n\n:\n\nretry: 10\n\nid: 1\n\n",
 		"error: {\"code\":400,\"message\":\"x\"}\n\ndata: [DONE]\n\n",
 		"data: a\nerror: b\nfoo\nDATA: c\n\n",
+		// Lines without a colon are fields named by the whole line.
+		"x\nx\nx\nx\n\n",
+		strings.Repeat("a:\n", MaxFields+1) + "\n",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), uint8(8+i))
@@ -33,17 +37,16 @@ func FuzzReader(f *testing.F) {
 		}
 		total := 0
 		for _, ev := range want {
-			size := len(ev.Data)
-			for _, f := range ev.Extra {
-				size += len(f.Value)
-				if f.Name == "data" || f.Name == "event" || f.Name == "id" || f.Name == "retry" {
-					t.Fatalf("standard field %q kept as non-standard", f.Name)
-				}
+			if len(ev.Extra) > MaxFields {
+				t.Fatalf("event of %d non-standard fields exceeds MaxFields", len(ev.Extra))
 			}
-			if size > maxBytes {
-				t.Fatalf("event of %d bytes exceeds the limit %d", size, maxBytes)
+			if size := charged(ev); size > maxBytes {
+				t.Fatalf("event charged %d bytes exceeds the limit %d", size, maxBytes)
 			}
-			total += size
+			if len(ev.ID) > maxBytes {
+				t.Fatalf("ID of %d bytes exceeds the limit %d", len(ev.ID), maxBytes)
+			}
+			total += len(ev.Data)
 		}
 		if total > len(input) {
 			t.Fatalf("events carry %d data bytes, more than the %d input bytes", total, len(input))
@@ -67,4 +70,18 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// charged returns what ev kept, as the bound counts it: its data, its type,
+// and each non-standard field's name and value with FieldOverhead. It
+// fails the test at a standard field kept as non-standard.
+func charged(ev Event) int {
+	size := len(ev.Data) + len(ev.Type)
+	for _, f := range ev.Extra {
+		size += len(f.Name) + len(f.Value) + FieldOverhead
+		if f.Name == "data" || f.Name == "event" || f.Name == "id" || f.Name == "retry" {
+			panic("standard field " + f.Name + " kept as non-standard")
+		}
+	}
+	return size
 }

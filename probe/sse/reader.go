@@ -11,6 +11,19 @@
 // event type or a non-standard field but no data (a browser drops it), so
 // that "event: error" or "error: {…}" on its own is not lost. A frame with
 // nothing but an id, a retry or comments is still not dispatched.
+//
+// Every byte the peer sends is charged: a line is at most the reader's
+// limit long; an event's data (with its "\n" separators), its type and
+// its non-standard fields together are at most the limit, a field costing
+// its name, its value and FieldOverhead bytes (so a line without a colon,
+// which is a field named by the whole line, is not free); and an event has
+// at most MaxFields non-standard fields. Crossing any of them is
+// ErrEventTooLarge, naming the bound. What a Reader keeps is therefore at
+// most its read buffer (4 KiB), one partial line, one pending event and
+// the last ID, each within the limit: about 4 × the limit in all, however
+// long the stream. Comments and blank lines are not kept, so a stream of
+// nothing else is bounded only by its reader's length: the caller bounds
+// the bytes of a response.
 package sse
 
 import (
@@ -24,6 +37,15 @@ import (
 // a limit of zero or less: 1 MiB.
 const DefaultMaxEventBytes = 1 << 20
 
+// FieldOverhead is what one non-standard field costs against the event
+// limit besides its name and value, in bytes: the Field (two string
+// headers) and the allocation of its two strings.
+const FieldOverhead = 64
+
+// MaxFields bounds the non-standard fields of one event; one more is
+// ErrEventTooLarge.
+const MaxFields = 64
+
 // readSize is the size of one read from the underlying reader, in bytes.
 const readSize = 4096
 
@@ -31,8 +53,9 @@ const readSize = 4096
 // tolerated in a row before giving up with io.ErrNoProgress.
 const maxEmptyReads = 100
 
-// ErrEventTooLarge is returned (wrapped) when one line, or the data of one
-// event, is longer than the reader's limit.
+// ErrEventTooLarge is returned (wrapped) when one line, or one event (its
+// data, type and non-standard fields), is longer than the reader's limit,
+// or an event has more than MaxFields non-standard fields.
 var ErrEventTooLarge = errors.New("event too large")
 
 // Event is one dispatched event.
@@ -45,8 +68,9 @@ type Event struct {
 	// later events, as the standard says); empty when none was sent.
 	ID string
 	// Extra holds the event's fields that the standard does not define, in
-	// the order they came; nil when there were none. Their values count
-	// toward the event's size limit with its data.
+	// the order they came; nil when there were none; at most MaxFields.
+	// Each counts toward the event's size limit with its data: its name,
+	// value and FieldOverhead.
 	Extra []Field
 }
 
@@ -109,13 +133,13 @@ type Reader struct {
 	typ     string  // pending event type
 	lastTyp string  // the last event type read, reused while it repeats
 	extra   []Field // pending non-standard fields
-	size    int     // bytes of the pending data and non-standard values
+	size    int     // bytes charged to the pending event: data, type, fields
 	id      string  // last event ID
 }
 
 // NewReader returns a Reader of r. maxEventBytes bounds both the length of a
-// line and the data of one event, in bytes; zero or less means
-// DefaultMaxEventBytes.
+// line and one event (data, type and non-standard fields, see the package
+// doc), in bytes; zero or less means DefaultMaxEventBytes.
 func NewReader(r io.Reader, maxEventBytes int) *Reader {
 	if maxEventBytes <= 0 {
 		maxEventBytes = DefaultMaxEventBytes

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -163,6 +164,44 @@ func TestReaderEvents(t *testing.T) {
 			name:  "event data longer than the limit fails",
 			input: "data: 1234\ndata: 5678\ndata: 9abc\n\n",
 			max:   10,
+			err:   ErrEventTooLarge,
+		},
+		{
+			// Each line without a colon is a field named "x", charged
+			// 1+64 bytes: 3 fit in 200 (195), the fourth does not.
+			name:  "lines without a colon are charged as fields",
+			input: "x\nx\nx\nx\n\n",
+			max:   200,
+			err:   ErrEventTooLarge,
+		},
+		{
+			// "ab: c" is charged 2+1+64 = 67 bytes.
+			name:  "a field of exactly the limit is accepted",
+			input: "ab: c\n\n",
+			max:   67,
+			want:  []Event{{Extra: []Field{{Name: "ab", Value: "c"}}}},
+		},
+		{
+			name:  "a field one byte over the limit fails",
+			input: "ab: c\n\n",
+			max:   66,
+			err:   ErrEventTooLarge,
+		},
+		{
+			name:  "MaxFields fields are accepted",
+			input: strings.Repeat("a:\n", MaxFields) + "\n",
+			want:  []Event{{Extra: slices.Repeat([]Field{{Name: "a"}}, MaxFields)}},
+		},
+		{
+			name:  "one field more than MaxFields fails",
+			input: strings.Repeat("a:\n", MaxFields+1) + "\n",
+			err:   ErrEventTooLarge,
+		},
+		{
+			// Lines of 15 and 14 bytes fit; type and data are 8+8 = 16 > 15.
+			name:  "the event type is charged with the data",
+			input: "event: abcdefgh\ndata: 12345678\n\n",
+			max:   15,
 			err:   ErrEventTooLarge,
 		},
 		{

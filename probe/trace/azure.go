@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -27,14 +28,15 @@ type azureColumns struct{ timestamp, context, generated int }
 // parseAzureCSV reads an Azure LLM inference trace. Every row must have a
 // timestamp; times are relative to the first row's.
 func parseAzureCSV(r io.Reader, name string) (*Trace, error) {
-	cr := csv.NewReader(r)
+	lines := &lineLimit{r: r}
+	cr := csv.NewReader(lines)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, &Error{File: name, Msg: "trace is empty: it has no header and no requests"}
 	}
 	if err != nil {
-		return nil, csvError(name, err)
+		return nil, lines.error(name, err)
 	}
 	cols, err := azureHeader(header, name)
 	if err != nil {
@@ -48,7 +50,7 @@ func parseAzureCSV(r io.Reader, name string) (*Trace, error) {
 			return c.t, nil
 		}
 		if err != nil {
-			return nil, csvError(name, err)
+			return nil, lines.error(name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		req, at, perr := azureRequest(rec, cols, name, line)
@@ -131,4 +133,60 @@ func csvError(name string, err error) error {
 		return &Error{File: name, Line: pe.Line, Msg: pe.Err.Error()}
 	}
 	return fmt.Errorf("could not read trace %s: %w", name, err)
+}
+
+// errLineTooLong is the read error of a line past MaxLineBytes.
+var errLineTooLong = fmt.Errorf("line is longer than %d bytes", MaxLineBytes)
+
+// lineLimit reads r and fails with errLineTooLong once a row (up to a
+// newline outside quotes: a quoted field's newlines belong to its row) is
+// longer than MaxLineBytes, so that the CSV reader, which has no bound of
+// its own, never keeps more.
+type lineLimit struct {
+	r      io.Reader
+	cur    int  // bytes of the current row so far
+	line   int  // newlines read so far
+	quoted bool // inside a quoted field
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	if l.cur > MaxLineBytes {
+		return 0, errLineTooLong
+	}
+	p = p[:min(len(p), MaxLineBytes+1-l.cur)]
+	n, err := l.r.Read(p)
+	l.scan(p[:n])
+	return n, err
+}
+
+// scan counts b into the current row: a newline outside quotes ends it.
+func (l *lineLimit) scan(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\"\n")
+		if i < 0 {
+			l.cur += len(b)
+			return
+		}
+		l.cur += i + 1
+		switch {
+		case b[i] == '"':
+			l.quoted = !l.quoted
+		case l.quoted:
+			l.line++
+		default:
+			l.line++
+			l.cur = 0
+		}
+		b = b[i+1:]
+	}
+}
+
+// error returns the error of a failed read of a CSV trace: a line past
+// the bound names its line (the one after the newlines read), others as
+// csvError says.
+func (l *lineLimit) error(name string, err error) error {
+	if errors.Is(err, errLineTooLong) {
+		return &Error{File: name, Line: l.line + 1, Msg: errLineTooLong.Error()}
+	}
+	return csvError(name, err)
 }

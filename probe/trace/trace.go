@@ -211,8 +211,13 @@ type checker struct {
 	turns    map[string]turnAt
 }
 
-// turnAt is the latest turn of a conversation and its line.
-type turnAt struct{ turn, line int }
+// turnAt is the latest turn of a conversation, its line, and the
+// conversation's ID as first read, which every later row of the
+// conversation shares (an ID is kept once, not once a row).
+type turnAt struct {
+	turn, line int
+	id         string
+}
 
 func newChecker(file string) *checker {
 	return &checker{file: file, t: &Trace{File: file}, turns: map[string]turnAt{}}
@@ -231,7 +236,10 @@ func (c *checker) add(r Request, timeField, turnField string) error {
 		c.last, c.lastLine = r.Timestamp, r.Line
 	}
 	if r.ConversationID != "" {
-		prev := c.turns[r.ConversationID]
+		prev, seen := c.turns[r.ConversationID]
+		if seen {
+			r.ConversationID = prev.id
+		}
 		if r.Turn == 0 {
 			r.Turn = prev.turn + 1
 		}
@@ -243,7 +251,7 @@ func (c *checker) add(r Request, timeField, turnField string) error {
 			}
 			return &Error{File: c.file, Line: r.Line, Field: turnField, Msg: msg}
 		}
-		c.turns[r.ConversationID] = turnAt{r.Turn, r.Line}
+		c.turns[r.ConversationID] = turnAt{r.Turn, r.Line, r.ConversationID}
 	}
 	c.t.Requests = append(c.t.Requests, r)
 	return nil
