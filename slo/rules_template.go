@@ -218,7 +218,7 @@ groups:
           severity: ticket
         annotations:
           summary: 'llmprober {{ $labels.instance }} of job {{ $labels.job }} cannot reload its configuration'
-          description: 'The last configuration reload of {{ $labels.instance }} failed and none has succeeded for 15 minutes: it goes on probing with its previous configuration, and a restart would fail on the new one. Its log and POST /-/reload name the file, line and field.'
+          description: 'The last configuration reload of {{ $labels.instance }} failed and none has succeeded for 15 minutes: it goes on probing with its previous configuration, and a restart would fail on the new one. Its log, and llmprober check run on the file, name the file, line and field.'
       - alert: LLMProberTargetStale
         expr: |
           llmprober:target_reported:group[[.StaleRange]]

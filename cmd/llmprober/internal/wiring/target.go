@@ -127,10 +127,6 @@ func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, se
 	})
 }
 
-// maxResponseHeaderBytes bounds the status line and headers of a response
-// to a probe or a readiness check.
-const maxResponseHeaderBytes = 64 << 10
-
 // newClient returns the target's own HTTP client: its TLS settings, a pool
 // sized to its concurrency, no transparent compression (it would delay
 // streamed chunks), response headers of at most maxResponseHeaderBytes,
@@ -152,7 +148,7 @@ func newClient(t *config.Target) (*http.Client, error) {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   true,
 		// Covers the status line too: a 500 KB reason phrase is refused.
-		MaxResponseHeaderBytes: maxResponseHeaderBytes,
+		MaxResponseHeaderBytes: probe.MaxResponseHeaderBytes,
 	}
 	return &http.Client{Transport: transport, CheckRedirect: redirectPolicy(false, "")}, nil
 }
