@@ -129,7 +129,7 @@ func newRealtimeBackend(t *config.Target, _ *http.Client, header http.Header, se
 
 // newClient returns the target's own HTTP client: its TLS settings, a pool
 // sized to its concurrency, no transparent compression (it would delay
-// streamed chunks), response headers of at most maxResponseHeaderBytes,
+// streamed chunks), response headers of at most probe.MaxResponseHeaderBytes,
 // the proxy from the standard environment variables, and no redirect ever
 // followed (a user of the client that may follow them sets its own policy,
 // see redirectPolicy).
