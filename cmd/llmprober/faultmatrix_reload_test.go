@@ -38,7 +38,7 @@ func simTargets(base string, n int, rate string) string {
 func TestFaultMatrixReloadNamedPipe(t *testing.T) {
 	s := startSim(t)
 	path := writeFile(t, "c.yml", simTargets(s.URL(), 1, "2"))
-	cmd, stderr, addr := startBinary(t, "run", "--config", path, "--listen-address", "127.0.0.1:0")
+	cmd, stderr, addr := startBinary(t, "run", "--config", path, "--listen-address", "127.0.0.1:0", "--web.enable-lifecycle")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestFaultMatrixReloadNamedPipe(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	for i := range 200 {
-		resp, err := client.Post("http://"+addr+"/-/reload", "text/plain", nil)
+		resp, err := client.Post("http://"+addr+"/-/reload", "", nil)
 		if err != nil {
 			t.Fatalf("POST %d: %v", i, err)
 		}

@@ -84,6 +84,7 @@ func startWith(t *testing.T, path string, edit func(*Options)) *started {
 	o := Options{
 		Config: cfg, Logger: slog.New(slog.NewTextHandler(s.logs, nil)), Getenv: func(string) string { return "" },
 		Reload: func(data []byte) (*config.Config, error) { return loadData(path, data) }, File: path, Hangup: s.hangup,
+		EnableLifecycle: true,
 	}
 	if edit != nil {
 		edit(&o)

@@ -47,10 +47,11 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
-// post sends POST /-/reload and returns the status and body.
+// post sends POST /-/reload, without a body, and returns the status and
+// body.
 func (s *started) post(t *testing.T) (int, string) {
 	t.Helper()
-	resp, err := http.Post(s.base+"/-/reload", "text/plain", nil)
+	resp, err := http.Post(s.base+"/-/reload", "", nil)
 	if err != nil {
 		t.Fatalf("POST /-/reload: %v", err)
 	}
