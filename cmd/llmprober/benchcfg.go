@@ -53,8 +53,23 @@ func usesConfig(args []string) bool {
 // parseBenchConfigFlags reads the command line of a configured benchmark.
 func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, error) {
 	var f benchConfigFlags
+	fs := benchConfigFlagSet(&f, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return f, errUsage
+	}
+	return f, nil
+}
+
+// benchConfigFlagSet is the flag set of a configured benchmark, writing
+// to w; its usage lists the flags of both kinds of benchmark (benchUsage).
+func benchConfigFlagSet(f *benchConfigFlags, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(w)
+	fs.Usage = func() { benchUsage(w) }
 	fs.StringVar(&f.config, "config", "", "configuration file whose target is benchmarked")
 	fs.StringVar(&f.target, "target", "", "name of the target to benchmark; required when the file has several")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop sending this long after the target is ready; in-flight requests are then incomplete (at most 1h)")
@@ -78,14 +93,7 @@ func parseBenchConfigFlags(args []string, stderr io.Writer) (benchConfigFlags, e
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress display while running (shown only when stdout and stderr are terminals); the report is still printed")
 	fs.BoolVar(&f.gate, "gate", false, "SLO gate: exit 0 when every objective set is met, 1 when one is breached, 3 when none is but one is inconclusive")
 	fs.StringVar(&f.gateInconclusive, "gate-inconclusive", "", "with --gate, what an inconclusive verdict does: pass (exit 0) or fail (exit 1); default exit 3")
-	if err := parseFlags(fs, args); err != nil {
-		return f, err
-	}
-	if err := f.check(); err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
-		return f, errUsage
-	}
-	return f, nil
+	return fs
 }
 
 // check rejects limits that leave a run unbounded or too large.
