@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/llmprober/llmprober/cmd/llmprober/internal/buildinfo"
@@ -135,11 +136,30 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, environ m
 	case "version", "--version", "-version":
 		return versionCmd(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return helpCmd(ctx, rest, stdout, stderr, environ)
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
 	return errUsage
+}
+
+// commands are the subcommands that "llmprober help COMMAND" explains.
+var commands = []string{"demo", "run", "check", "sim", "bench", "compare", "rules", "version"}
+
+// helpCmd is "llmprober help [COMMAND]": the global usage, or COMMAND's own
+// help (what "llmprober COMMAND --help" prints), on stdout.
+func helpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, environ map[string]string) error {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+		return nil
+	case len(args) > 1 || !slices.Contains(commands, args[0]):
+		fmt.Fprintf(stderr, "help takes one of %s; got %q\n", strings.Join(commands, ", "), strings.Join(args, " "))
+		return errUsage
+	}
+	if err := Run(ctx, []string{args[0], "--help"}, stdout, stdout, environ); err != nil && !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
 }
 
 // exitCode maps Run's error to the process exit code.
