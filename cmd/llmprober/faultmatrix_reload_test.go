@@ -30,7 +30,8 @@ func simTargets(base string, n int, rate string) string {
 	return b.String()
 }
 
-// The configuration file replaced by a named pipe: 200 POST /-/reload
+// The configuration file replaced by a named pipe: 200 POST /-/reload (with
+// --web.enable-lifecycle, without a Content-Type, as curl -X POST sends it)
 // each answer 400 naming the pipe (none waits for a writer, none holds a
 // connection), /metrics and /-/healthy answer, one reload failure is
 // counted per POST, and SIGTERM still ends the process cleanly (status 0,
@@ -38,7 +39,7 @@ func simTargets(base string, n int, rate string) string {
 func TestFaultMatrixReloadNamedPipe(t *testing.T) {
 	s := startSim(t)
 	path := writeFile(t, "c.yml", simTargets(s.URL(), 1, "2"))
-	cmd, stderr, addr := startBinary(t, "run", "--config", path, "--listen-address", "127.0.0.1:0")
+	cmd, stderr, addr := startBinary(t, "run", "--config", path, "--listen-address", "127.0.0.1:0", "--web.enable-lifecycle")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestFaultMatrixReloadNamedPipe(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	for i := range 200 {
-		resp, err := client.Post("http://"+addr+"/-/reload", "text/plain", nil)
+		resp, err := client.Post("http://"+addr+"/-/reload", "", nil) // as curl -X POST: no body, no form's Content-Type
 		if err != nil {
 			t.Fatalf("POST %d: %v", i, err)
 		}
