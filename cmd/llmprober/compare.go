@@ -20,8 +20,9 @@ import (
 var errRegression = errors.New("significant regression")
 
 // errCannotCompare ends compare --fail-on-regression when a figure of
-// BASE cannot be judged: absent or null in NEW, or either report without
-// a measurement window or a successful request (exit 3). A gate fails
+// BASE cannot be judged: absent or null in NEW, with an interval in BASE
+// and none in NEW, or either report without a measurement window or a
+// successful request (exit 3). A gate fails
 // closed: what it cannot compare never passes.
 var errCannotCompare = errors.New("cannot compare")
 
@@ -116,16 +117,22 @@ func (f compareFigure) regressed() bool {
 // Calls of a figure on one side only.
 const (
 	callAbsentNew  = "cannot compare: present in BASE, absent in NEW"
+	callNoCINew    = "cannot compare: interval in BASE, none in NEW"
 	callAbsentBase = "absent in BASE: not compared"
 )
 
 // absent is the call of a figure that one side lacks, empty when both
-// have it: absent in NEW cannot be compared (the gate fails closed);
-// absent in BASE is reported, not judged.
+// have it: absent in NEW cannot be compared (the gate fails closed), and
+// neither can a figure whose interval BASE has and NEW lacks (a NEW run
+// with --confidence null, or too few requests to bound it), since without
+// it no difference, however large, could be called; absent in BASE is
+// reported, not judged.
 func (f compareFigure) absent() string {
 	switch {
 	case f.base != nil && f.new == nil:
 		return callAbsentNew
+	case f.base != nil && f.baseCI != nil && f.newCI == nil:
+		return callNoCINew
 	case f.base == nil && f.new != nil:
 		return callAbsentBase
 	}
@@ -380,7 +387,7 @@ func writeCompare(w io.Writer, figs []compareFigure) compareSum {
 	for _, f := range figs {
 		call := f.absent()
 		switch {
-		case call == callAbsentNew:
+		case call == callAbsentNew || call == callNoCINew:
 			sum.cannot++
 		case call != "":
 		case f.regressed():
