@@ -9,7 +9,9 @@ import (
 	"strconv"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe/localfile"
 	"github.com/llmprober/llmprober/slo/stats"
 	"github.com/llmprober/llmprober/slo/window"
@@ -41,7 +43,7 @@ type compareBenchmark struct {
 		Target string `json:"target"`
 	} `json:"config"`
 	Window *compareWindow `json:"window"`
-	SLO    []compareSLO   `json:"slo"`
+	SLO    compareSLOs    `json:"slo"`
 }
 
 // compareWindow is the part of a measurement window that compare reads:
@@ -50,10 +52,136 @@ type compareBenchmark struct {
 type compareWindow struct {
 	Measuring  bool             `json:"measuring"`
 	Confidence *float64         `json:"confidence"`
-	Requests   map[string]int64 `json:"requests"`
-	Summaries  map[string]struct {
+	Requests   compareRequests  `json:"requests"`
+	Summaries  compareSummaries `json:"summaries"`
+}
+
+// compareRequests are a window's requests by outcome: successful, errored
+// and incomplete, the other members skipped.
+type compareRequests map[string]int64
+
+// UnmarshalJSONFrom keeps the outcomes compare reads.
+func (r *compareRequests) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]int64)(r), func(k []byte) bool {
+		return string(k) == "successful" || string(k) == "errored" || string(k) == "incomplete"
+	})
+}
+
+// compareSummaries are a window's summaries by metric: those of
+// compareLatencies, the other members skipped.
+type compareSummaries map[string]struct {
+	Successful *compareSummary `json:"successful"`
+}
+
+// UnmarshalJSONFrom keeps the summaries of compareLatencies.
+func (m *compareSummaries) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]struct {
 		Successful *compareSummary `json:"successful"`
-	} `json:"summaries"`
+	})(m), func(k []byte) bool {
+		for _, l := range compareLatencies {
+			if l.String() == string(k) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// comparePercentiles are a summary's percentiles by level: those of
+// compareLevels, the other members skipped.
+type comparePercentiles map[string]struct {
+	Value *float64       `json:"value"`
+	CI    *benchInterval `json:"ci"`
+}
+
+// UnmarshalJSONFrom keeps the percentiles of compareLevels.
+func (m *comparePercentiles) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]struct {
+		Value *float64       `json:"value"`
+		CI    *benchInterval `json:"ci"`
+	})(m), func(k []byte) bool {
+		for _, l := range compareLevels {
+			if l == string(k) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// compareSLOs are a benchmark's objective sets, at most
+// config.LimitObjectives of them, as a target has: a report with more is
+// not one bench wrote, and is refused before it is kept (pairing the sets
+// of both reports takes time that grows with the square of their number).
+type compareSLOs []compareSLO
+
+// UnmarshalJSONFrom decodes the sets, refusing more than
+// config.LimitObjectives.
+func (s *compareSLOs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		return err
+	case tok.Kind() == 'n':
+		*s = nil
+		return nil
+	case tok.Kind() != '[':
+		return fmt.Errorf("slo: want an array, got %v", tok.Kind())
+	}
+	*s = compareSLOs{}
+	for dec.PeekKind() != ']' {
+		if len(*s) == config.LimitObjectives {
+			return fmt.Errorf("more than %d objective sets, the most a target has", config.LimitObjectives)
+		}
+		var o compareSLO
+		if err := json.UnmarshalDecode(dec, &o); err != nil {
+			return err
+		}
+		*s = append(*s, o)
+	}
+	_, err = dec.ReadToken()
+	return err
+}
+
+// decodeKnown decodes a JSON object (or null) into *m, keeping the members
+// whose names known accepts and skipping the others unread, so that what
+// is kept does not grow with the members a report holds.
+func decodeKnown[V any](dec *jsontext.Decoder, m *map[string]V, known func([]byte) bool) error {
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		return err
+	case tok.Kind() == 'n':
+		*m = nil
+		return nil
+	case tok.Kind() != '{':
+		return fmt.Errorf("want an object, got %v", tok.Kind())
+	}
+	*m = map[string]V{}
+	for dec.PeekKind() != '}' {
+		// The name as written, quotes and all: compared, not unquoted, so
+		// that a skipped member allocates nothing (a known name written
+		// with escapes is not recognized, and so cannot be compared).
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		raw = raw[1 : len(raw)-1]
+		if !known(raw) {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		name := string(raw) // before the next call voids raw
+		var v V
+		if err := json.UnmarshalDecode(dec, &v); err != nil {
+			return err
+		}
+		(*m)[name] = v
+	}
+	_, err = dec.ReadToken()
+	return err
 }
 
 // compareSLO is one objective set's attainment and its interval.
@@ -65,12 +193,9 @@ type compareSLO struct {
 
 // compareSummary is one summary of a report.
 type compareSummary struct {
-	Mean        *float64       `json:"mean"`
-	MeanCI      *benchInterval `json:"mean_ci"`
-	Percentiles map[string]struct {
-		Value *float64       `json:"value"`
-		CI    *benchInterval `json:"ci"`
-	} `json:"percentiles"`
+	Mean        *float64           `json:"mean"`
+	MeanCI      *benchInterval     `json:"mean_ci"`
+	Percentiles comparePercentiles `json:"percentiles"`
 }
 
 // compareFigure is one figure of both reports with its intervals.
@@ -252,7 +377,9 @@ func readCompareDoc(side, path string) (*compareDoc, error) {
 	}
 	defer func() { _ = f.Close() }()
 	var doc compareDoc
-	if err := json.UnmarshalRead(bufio.NewReaderSize(f, 64<<10), &doc); err != nil {
+	// Duplicate names are not tracked: the set of an object's names would
+	// grow with the members skipped unread.
+	if err := json.UnmarshalRead(bufio.NewReaderSize(f, 64<<10), &doc, jsontext.AllowDuplicateNames(true)); err != nil {
 		return nil, fmt.Errorf("could not read %s report %s: not a bench report: %w", side, path, err)
 	}
 	if doc.Schema != benchSchema {

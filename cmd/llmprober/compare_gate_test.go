@@ -220,7 +220,15 @@ func TestFaultMatrixCompareInputs(t *testing.T) {
 		t.Skipf("no sparse file: %v", err)
 	}
 	two := writeFile(t, "two.json", `{"schema": "llmprober-bench/v1", "benchmarks": [{}, {}]}`)
+	fiveSLOs := gateReport(t, "five.json", func(b, _ map[string]any) {
+		var slo []any
+		for i := range 5 {
+			slo = append(slo, map[string]any{"objective": fmt.Sprint("o", i), "attainment": 1})
+		}
+		b["slo"] = slo
+	})
 	for _, tc := range []struct{ name, next, want string }{
+		{"5 objective sets, one more than a target has", fiveSLOs, `within "/benchmarks/0/slo": more than 4 objective sets, the most a target has`},
 		{"named pipe", fifo, "could not read NEW report " + fifo + ": bench report is not a regular file (it is a named pipe)"},
 		{"device", "/dev/zero", "could not read NEW report /dev/zero: bench report is not a regular file (it is a device)"},
 		{"directory", dir, "could not read NEW report " + dir + ": bench report is not a regular file (it is a directory)"},
@@ -268,6 +276,48 @@ func TestCompareReadsLargeReportsInBoundedMemory(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("comparing two 4 MiB reports allocated %d bytes, want under 1 MiB", alloc)
+	}
+}
+
+// TestCompareSkipsUnknownMembers: members compare does not read — 100 000
+// of them, 5 MB, in a window's requests, its summaries and a summary's
+// percentiles — are skipped as the file is read, never kept: the
+// comparison allocates less than 1 MiB in all, as for a report without
+// them (a map keeping them would take about 10 MB), and its table is the
+// same.
+func TestCompareSkipsUnknownMembers(t *testing.T) {
+	base := gateReport(t, "base.json", nil)
+	const n = 100000
+	members := func(format string) map[string]any {
+		m := make(map[string]any, n/3)
+		for i := range n / 3 {
+			m[fmt.Sprintf(format, i)] = nil
+		}
+		return m
+	}
+	padded := gateReport(t, "padded.json", func(_, w map[string]any) {
+		for k, v := range members("outcome_%d") {
+			w["requests"].(map[string]any)[k] = v
+		}
+		for k, v := range members("metric_%d") {
+			summaries(w)[k] = v
+		}
+		pct := summaries(w)["time_to_first_token"].(map[string]any)["successful"].(map[string]any)["percentiles"].(map[string]any)
+		for k, v := range members("p%d.5") {
+			pct[k] = v
+		}
+	})
+	_, want := runCompare(t, "--fail-on-regression", base, base)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, out := runCompare(t, "--fail-on-regression", base, padded)
+	runtime.ReadMemStats(&after)
+	if code != 0 || out != want {
+		t.Fatalf("exit %d, want 0 and the table of base against itself:\n%s\nwant:\n%s", code, out, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("a report with %d members compare does not read allocated %d bytes, want under 1 MiB", n, alloc)
 	}
 }
 
