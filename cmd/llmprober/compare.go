@@ -31,10 +31,32 @@ var errCannotCompare = errors.New("cannot compare")
 // compareExitCannot is the exit status of errCannotCompare.
 const compareExitCannot = 3
 
+// Bounds of a bench run's benchmarks: --sweep-rates and --goodput-steps
+// at most.
+const (
+	maxSweepRates   = 50
+	maxGoodputSteps = 30
+)
+
+// maxReportBenchmarks is the most benchmarks a report of bench holds: a
+// sweep's synchronous and throughput benchmarks and its rates.
+const maxReportBenchmarks = 2 + maxSweepRates
+
 // compareDoc is the part of a bench JSON report that compare reads.
 type compareDoc struct {
-	Schema     string             `json:"schema"`
-	Benchmarks []compareBenchmark `json:"benchmarks"`
+	Schema     string            `json:"schema"`
+	Benchmarks compareBenchmarks `json:"benchmarks"`
+}
+
+// compareBenchmarks are a report's benchmarks, at most
+// maxReportBenchmarks: a report with more is not one bench wrote, and is
+// refused before it is kept.
+type compareBenchmarks []compareBenchmark
+
+// UnmarshalJSONFrom decodes the benchmarks, refusing more than
+// maxReportBenchmarks.
+func (b *compareBenchmarks) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeBounded(dec, (*[]compareBenchmark)(b), maxReportBenchmarks, "benchmarks, the most a sweep runs")
 }
 
 // compareBenchmark is the part of one benchmark that compare reads.
@@ -118,6 +140,12 @@ type compareSLOs []compareSLO
 // UnmarshalJSONFrom decodes the sets, refusing more than
 // config.LimitObjectives.
 func (s *compareSLOs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeBounded(dec, (*[]compareSLO)(s), config.LimitObjectives, "objective sets, the most a target has")
+}
+
+// decodeBounded decodes a JSON array (or null) into *s, refusing one of
+// more than limit items, named what, before it keeps the item past it.
+func decodeBounded[T any](dec *jsontext.Decoder, s *[]T, limit int, what string) error {
 	tok, err := dec.ReadToken()
 	switch {
 	case err != nil:
@@ -126,18 +154,18 @@ func (s *compareSLOs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		*s = nil
 		return nil
 	case tok.Kind() != '[':
-		return fmt.Errorf("slo: want an array, got %v", tok.Kind())
+		return fmt.Errorf("want an array, got %v", tok.Kind())
 	}
-	*s = compareSLOs{}
+	*s = []T{}
 	for dec.PeekKind() != ']' {
-		if len(*s) == config.LimitObjectives {
-			return fmt.Errorf("more than %d objective sets, the most a target has", config.LimitObjectives)
+		if len(*s) == limit {
+			return fmt.Errorf("more than %d %s", limit, what)
 		}
-		var o compareSLO
-		if err := json.UnmarshalDecode(dec, &o); err != nil {
+		var v T
+		if err := json.UnmarshalDecode(dec, &v); err != nil {
 			return err
 		}
-		*s = append(*s, o)
+		*s = append(*s, v)
 	}
 	_, err = dec.ReadToken()
 	return err

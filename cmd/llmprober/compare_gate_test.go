@@ -227,7 +227,9 @@ func TestFaultMatrixCompareInputs(t *testing.T) {
 		}
 		b["slo"] = slo
 	})
+	tooMany := writeFile(t, "53.json", `{"schema": "llmprober-bench/v1", "benchmarks": [{}`+strings.Repeat(", {}", 52)+`]}`)
 	for _, tc := range []struct{ name, next, want string }{
+		{"53 benchmarks, one more than a sweep runs", tooMany, `within "/benchmarks": more than 52 benchmarks, the most a sweep runs`},
 		{"5 objective sets, one more than a target has", fiveSLOs, `within "/benchmarks/0/slo": more than 4 objective sets, the most a target has`},
 		{"named pipe", fifo, "could not read NEW report " + fifo + ": bench report is not a regular file (it is a named pipe)"},
 		{"device", "/dev/zero", "could not read NEW report /dev/zero: bench report is not a regular file (it is a device)"},
