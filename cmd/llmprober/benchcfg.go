@@ -129,11 +129,11 @@ func (f benchConfigFlags) check() error {
 	if f.gate && f.profile != profileSingle {
 		errs = append(errs, fmt.Errorf("--gate judges one benchmark: it needs --profile %s", profileSingle))
 	}
-	if f.sweepRates < 1 || f.sweepRates > 50 {
-		errs = append(errs, fmt.Errorf("--sweep-rates must be within [1, 50], got %d", f.sweepRates))
+	if f.sweepRates < 1 || f.sweepRates > maxSweepRates {
+		errs = append(errs, fmt.Errorf("--sweep-rates must be within [1, %d], got %d", maxSweepRates, f.sweepRates))
 	}
-	if f.goodputSteps < 2 || f.goodputSteps > 30 {
-		errs = append(errs, fmt.Errorf("--goodput-steps must be within [2, 30], got %d", f.goodputSteps))
+	if f.goodputSteps < 2 || f.goodputSteps > maxGoodputSteps {
+		errs = append(errs, fmt.Errorf("--goodput-steps must be within [2, %d], got %d", maxGoodputSteps, f.goodputSteps))
 	}
 	if !slices.Contains([]string{"", gateInconclusivePass, gateInconclusiveFail}, f.gateInconclusive) {
 		errs = append(errs, fmt.Errorf("--gate-inconclusive %s: want pass or fail", f.gateInconclusive))

@@ -9,7 +9,9 @@ import (
 	"strconv"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/llmprober/llmprober/config"
 	"github.com/llmprober/llmprober/probe/localfile"
 	"github.com/llmprober/llmprober/slo/stats"
 	"github.com/llmprober/llmprober/slo/window"
@@ -20,18 +22,41 @@ import (
 var errRegression = errors.New("significant regression")
 
 // errCannotCompare ends compare --fail-on-regression when a figure of
-// BASE cannot be judged: absent or null in NEW, or either report without
-// a measurement window or a successful request (exit 3). A gate fails
+// BASE cannot be judged: absent or null in NEW, with an interval in BASE
+// and none in NEW, or either report without a measurement window or a
+// successful request (exit 3). A gate fails
 // closed: what it cannot compare never passes.
 var errCannotCompare = errors.New("cannot compare")
 
 // compareExitCannot is the exit status of errCannotCompare.
 const compareExitCannot = 3
 
+// Bounds of a bench run's benchmarks: --sweep-rates and --goodput-steps
+// at most.
+const (
+	maxSweepRates   = 50
+	maxGoodputSteps = 30
+)
+
+// maxReportBenchmarks is the most benchmarks a report of bench holds: a
+// sweep's synchronous and throughput benchmarks and its rates.
+const maxReportBenchmarks = 2 + maxSweepRates
+
 // compareDoc is the part of a bench JSON report that compare reads.
 type compareDoc struct {
-	Schema     string             `json:"schema"`
-	Benchmarks []compareBenchmark `json:"benchmarks"`
+	Schema     string            `json:"schema"`
+	Benchmarks compareBenchmarks `json:"benchmarks"`
+}
+
+// compareBenchmarks are a report's benchmarks, at most
+// maxReportBenchmarks: a report with more is not one bench wrote, and is
+// refused before it is kept.
+type compareBenchmarks []compareBenchmark
+
+// UnmarshalJSONFrom decodes the benchmarks, refusing more than
+// maxReportBenchmarks.
+func (b *compareBenchmarks) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeBounded(dec, (*[]compareBenchmark)(b), maxReportBenchmarks, "benchmarks, the most a sweep runs")
 }
 
 // compareBenchmark is the part of one benchmark that compare reads.
@@ -40,7 +65,7 @@ type compareBenchmark struct {
 		Target string `json:"target"`
 	} `json:"config"`
 	Window *compareWindow `json:"window"`
-	SLO    []compareSLO   `json:"slo"`
+	SLO    compareSLOs    `json:"slo"`
 }
 
 // compareWindow is the part of a measurement window that compare reads:
@@ -49,10 +74,142 @@ type compareBenchmark struct {
 type compareWindow struct {
 	Measuring  bool             `json:"measuring"`
 	Confidence *float64         `json:"confidence"`
-	Requests   map[string]int64 `json:"requests"`
-	Summaries  map[string]struct {
+	Requests   compareRequests  `json:"requests"`
+	Summaries  compareSummaries `json:"summaries"`
+}
+
+// compareRequests are a window's requests by outcome: successful, errored
+// and incomplete, the other members skipped.
+type compareRequests map[string]int64
+
+// UnmarshalJSONFrom keeps the outcomes compare reads.
+func (r *compareRequests) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]int64)(r), func(k []byte) bool {
+		return string(k) == "successful" || string(k) == "errored" || string(k) == "incomplete"
+	})
+}
+
+// compareSummaries are a window's summaries by metric: those of
+// compareLatencies, the other members skipped.
+type compareSummaries map[string]struct {
+	Successful *compareSummary `json:"successful"`
+}
+
+// UnmarshalJSONFrom keeps the summaries of compareLatencies.
+func (m *compareSummaries) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]struct {
 		Successful *compareSummary `json:"successful"`
-	} `json:"summaries"`
+	})(m), func(k []byte) bool {
+		for _, l := range compareLatencies {
+			if l.String() == string(k) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// comparePercentiles are a summary's percentiles by level: those of
+// compareLevels, the other members skipped.
+type comparePercentiles map[string]struct {
+	Value *float64       `json:"value"`
+	CI    *benchInterval `json:"ci"`
+}
+
+// UnmarshalJSONFrom keeps the percentiles of compareLevels.
+func (m *comparePercentiles) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeKnown(dec, (*map[string]struct {
+		Value *float64       `json:"value"`
+		CI    *benchInterval `json:"ci"`
+	})(m), func(k []byte) bool {
+		for _, l := range compareLevels {
+			if l == string(k) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// compareSLOs are a benchmark's objective sets, at most
+// config.LimitObjectives of them, as a target has: a report with more is
+// not one bench wrote, and is refused before it is kept (pairing the sets
+// of both reports takes time that grows with the square of their number).
+type compareSLOs []compareSLO
+
+// UnmarshalJSONFrom decodes the sets, refusing more than
+// config.LimitObjectives.
+func (s *compareSLOs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return decodeBounded(dec, (*[]compareSLO)(s), config.LimitObjectives, "objective sets, the most a target has")
+}
+
+// decodeBounded decodes a JSON array (or null) into *s, refusing one of
+// more than limit items, named what, before it keeps the item past it.
+func decodeBounded[T any](dec *jsontext.Decoder, s *[]T, limit int, what string) error {
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		return err
+	case tok.Kind() == 'n':
+		*s = nil
+		return nil
+	case tok.Kind() != '[':
+		return fmt.Errorf("want an array, got %v", tok.Kind())
+	}
+	*s = []T{}
+	for dec.PeekKind() != ']' {
+		if len(*s) == limit {
+			return fmt.Errorf("more than %d %s", limit, what)
+		}
+		var v T
+		if err := json.UnmarshalDecode(dec, &v); err != nil {
+			return err
+		}
+		*s = append(*s, v)
+	}
+	_, err = dec.ReadToken()
+	return err
+}
+
+// decodeKnown decodes a JSON object (or null) into *m, keeping the members
+// whose names known accepts and skipping the others unread, so that what
+// is kept does not grow with the members a report holds.
+func decodeKnown[V any](dec *jsontext.Decoder, m *map[string]V, known func([]byte) bool) error {
+	tok, err := dec.ReadToken()
+	switch {
+	case err != nil:
+		return err
+	case tok.Kind() == 'n':
+		*m = nil
+		return nil
+	case tok.Kind() != '{':
+		return fmt.Errorf("want an object, got %v", tok.Kind())
+	}
+	*m = map[string]V{}
+	for dec.PeekKind() != '}' {
+		// The name as written, quotes and all: compared, not unquoted, so
+		// that a skipped member allocates nothing (a known name written
+		// with escapes is not recognized, and so cannot be compared).
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		raw = raw[1 : len(raw)-1]
+		if !known(raw) {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		name := string(raw) // before the next call voids raw
+		var v V
+		if err := json.UnmarshalDecode(dec, &v); err != nil {
+			return err
+		}
+		(*m)[name] = v
+	}
+	_, err = dec.ReadToken()
+	return err
 }
 
 // compareSLO is one objective set's attainment and its interval.
@@ -64,12 +221,9 @@ type compareSLO struct {
 
 // compareSummary is one summary of a report.
 type compareSummary struct {
-	Mean        *float64       `json:"mean"`
-	MeanCI      *benchInterval `json:"mean_ci"`
-	Percentiles map[string]struct {
-		Value *float64       `json:"value"`
-		CI    *benchInterval `json:"ci"`
-	} `json:"percentiles"`
+	Mean        *float64           `json:"mean"`
+	MeanCI      *benchInterval     `json:"mean_ci"`
+	Percentiles comparePercentiles `json:"percentiles"`
 }
 
 // compareFigure is one figure of both reports with its intervals.
@@ -116,16 +270,22 @@ func (f compareFigure) regressed() bool {
 // Calls of a figure on one side only.
 const (
 	callAbsentNew  = "cannot compare: present in BASE, absent in NEW"
+	callNoCINew    = "cannot compare: interval in BASE, none in NEW"
 	callAbsentBase = "absent in BASE: not compared"
 )
 
 // absent is the call of a figure that one side lacks, empty when both
-// have it: absent in NEW cannot be compared (the gate fails closed);
-// absent in BASE is reported, not judged.
+// have it: absent in NEW cannot be compared (the gate fails closed), and
+// neither can a figure whose interval BASE has and NEW lacks (a NEW run
+// with --confidence null, or too few requests to bound it), since without
+// it no difference, however large, could be called; absent in BASE is
+// reported, not judged.
 func (f compareFigure) absent() string {
 	switch {
 	case f.base != nil && f.new == nil:
 		return callAbsentNew
+	case f.base != nil && f.baseCI != nil && f.newCI == nil:
+		return callNoCINew
 	case f.base == nil && f.new != nil:
 		return callAbsentBase
 	}
@@ -245,7 +405,9 @@ func readCompareDoc(side, path string) (*compareDoc, error) {
 	}
 	defer func() { _ = f.Close() }()
 	var doc compareDoc
-	if err := json.UnmarshalRead(bufio.NewReaderSize(f, 64<<10), &doc); err != nil {
+	// Duplicate names are not tracked: the set of an object's names would
+	// grow with the members skipped unread.
+	if err := json.UnmarshalRead(bufio.NewReaderSize(f, 64<<10), &doc, jsontext.AllowDuplicateNames(true)); err != nil {
 		return nil, fmt.Errorf("could not read %s report %s: not a bench report: %w", side, path, err)
 	}
 	if doc.Schema != benchSchema {
@@ -380,7 +542,7 @@ func writeCompare(w io.Writer, figs []compareFigure) compareSum {
 	for _, f := range figs {
 		call := f.absent()
 		switch {
-		case call == callAbsentNew:
+		case call == callAbsentNew || call == callNoCINew:
 			sum.cannot++
 		case call != "":
 		case f.regressed():

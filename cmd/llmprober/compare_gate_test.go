@@ -25,6 +25,16 @@ func gateSummary(v float64) map[string]any {
 	return map[string]any{"mean": v, "mean_ci": ci, "percentiles": pct}
 }
 
+// noIntervals returns summary s (of gateSummary) without its intervals,
+// as a report of a run with --confidence null has it.
+func noIntervals(s map[string]any) map[string]any {
+	s["mean_ci"] = nil
+	for _, p := range s["percentiles"].(map[string]any) {
+		p.(map[string]any)["ci"] = nil
+	}
+	return s
+}
+
 // gateBenchmark is one benchmark of 100 successful requests: request
 // latency 0.1 s, TTFT 0.02 s, objective set default at 0.99 [0.95, 1].
 func gateBenchmark() map[string]any {
@@ -68,7 +78,8 @@ func summaries(w map[string]any) map[string]any { return w["summaries"].(map[str
 // TestFaultMatrixCompareGate: the gate fails closed. Every shape of NEW
 // that leaves a figure of BASE without its counterpart — no successful
 // request, no window, a window that never measured, a figure or an
-// objective set absent or null — exits 3 with --fail-on-regression, naming the figures
+// objective set absent or null, an interval BASE has and NEW lacks — exits 3
+// with --fail-on-regression, naming the figures
 // and why; a figure only NEW has is reported and passes; a higher error
 // rate beyond both intervals is a regression (exit 1), which wins over
 // what cannot be compared. Without --fail-on-regression the same are
@@ -131,6 +142,25 @@ func TestFaultMatrixCompareGate(t *testing.T) {
 			b["slo"] = append(b["slo"].([]any), map[string]any{"objective": "strict", "attainment": 0.5, "attainment_ci": nil})
 		}, 0, []string{row("dispatch_delay mean", "—", "0.001 [0.0009, 0.0011]", "absent in BASE: not compared"),
 			row("slo strict attainment", "—", "0.5", "absent in BASE: not compared")}},
+		{"NEW without intervals (--confidence null), TTFT 10 times BASE's", func(b, w map[string]any) {
+			w["confidence"] = nil
+			summaries(w)["request_latency"] = map[string]any{"successful": noIntervals(gateSummary(0.1))}
+			summaries(w)["time_to_first_token"] = map[string]any{"successful": noIntervals(gateSummary(0.2))}
+			b["slo"] = []any{map[string]any{"objective": "default", "attainment": 0.99, "attainment_ci": nil}}
+		}, 3, []string{
+			row("time_to_first_token mean", "0.02 [0.018, 0.022]", "0.2", "cannot compare: interval in BASE, none in NEW"),
+			row("time_to_first_token p50", "0.02 [0.018, 0.022]", "0.2", "cannot compare: interval in BASE, none in NEW"),
+			row("time_to_first_token p99", "0.02", "0.2", "no interval"),
+			row("error rate", "0 [0, 0.03699]", "0", "cannot compare: interval in BASE, none in NEW"),
+			row("slo default attainment", "0.99 [0.95, 1]", "0.99", "cannot compare: interval in BASE, none in NEW"),
+			// request latency and TTFT: mean, p50, p90, p95 each (p99 has no interval in BASE); error rate; attainment.
+			"cannot compare: 10 figure(s) or window(s) could not be compared",
+		}},
+		{"a percentile's interval null in NEW, its value 10 times BASE's", func(_, w map[string]any) {
+			summaries(w)["time_to_first_token"].(map[string]any)["successful"].(map[string]any)["percentiles"].(map[string]any)["p95"] =
+				map[string]any{"value": 0.2, "ci": nil}
+		}, 3, []string{row("time_to_first_token p95", "0.02 [0.018, 0.022]", "0.2", "cannot compare: interval in BASE, none in NEW"),
+			"cannot compare: 1 figure(s)"}},
 		{"error rate higher", func(_, w map[string]any) {
 			w["requests"] = map[string]any{"successful": 70, "errored": 30, "incomplete": 0, "all": 100}
 		}, 1, []string{row("error rate", "0 [0, 0.03699]", "0.3 [0.2189, 0.3958]", "higher: regression")}},
@@ -190,7 +220,17 @@ func TestFaultMatrixCompareInputs(t *testing.T) {
 		t.Skipf("no sparse file: %v", err)
 	}
 	two := writeFile(t, "two.json", `{"schema": "llmprober-bench/v1", "benchmarks": [{}, {}]}`)
+	fiveSLOs := gateReport(t, "five.json", func(b, _ map[string]any) {
+		var slo []any
+		for i := range 5 {
+			slo = append(slo, map[string]any{"objective": fmt.Sprint("o", i), "attainment": 1})
+		}
+		b["slo"] = slo
+	})
+	tooMany := writeFile(t, "53.json", `{"schema": "llmprober-bench/v1", "benchmarks": [{}`+strings.Repeat(", {}", 52)+`]}`)
 	for _, tc := range []struct{ name, next, want string }{
+		{"53 benchmarks, one more than a sweep runs", tooMany, `within "/benchmarks": more than 52 benchmarks, the most a sweep runs`},
+		{"5 objective sets, one more than a target has", fiveSLOs, `within "/benchmarks/0/slo": more than 4 objective sets, the most a target has`},
 		{"named pipe", fifo, "could not read NEW report " + fifo + ": bench report is not a regular file (it is a named pipe)"},
 		{"device", "/dev/zero", "could not read NEW report /dev/zero: bench report is not a regular file (it is a device)"},
 		{"directory", dir, "could not read NEW report " + dir + ": bench report is not a regular file (it is a directory)"},
@@ -238,6 +278,48 @@ func TestCompareReadsLargeReportsInBoundedMemory(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 		t.Errorf("comparing two 4 MiB reports allocated %d bytes, want under 1 MiB", alloc)
+	}
+}
+
+// TestCompareSkipsUnknownMembers: members compare does not read — 100 000
+// of them, 5 MB, in a window's requests, its summaries and a summary's
+// percentiles — are skipped as the file is read, never kept: the
+// comparison allocates less than 1 MiB in all, as for a report without
+// them (a map keeping them would take about 10 MB), and its table is the
+// same.
+func TestCompareSkipsUnknownMembers(t *testing.T) {
+	base := gateReport(t, "base.json", nil)
+	const n = 100000
+	members := func(format string) map[string]any {
+		m := make(map[string]any, n/3)
+		for i := range n / 3 {
+			m[fmt.Sprintf(format, i)] = nil
+		}
+		return m
+	}
+	padded := gateReport(t, "padded.json", func(_, w map[string]any) {
+		for k, v := range members("outcome_%d") {
+			w["requests"].(map[string]any)[k] = v
+		}
+		for k, v := range members("metric_%d") {
+			summaries(w)[k] = v
+		}
+		pct := summaries(w)["time_to_first_token"].(map[string]any)["successful"].(map[string]any)["percentiles"].(map[string]any)
+		for k, v := range members("p%d.5") {
+			pct[k] = v
+		}
+	})
+	_, want := runCompare(t, "--fail-on-regression", base, base)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, out := runCompare(t, "--fail-on-regression", base, padded)
+	runtime.ReadMemStats(&after)
+	if code != 0 || out != want {
+		t.Fatalf("exit %d, want 0 and the table of base against itself:\n%s\nwant:\n%s", code, out, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("a report with %d members compare does not read allocated %d bytes, want under 1 MiB", n, alloc)
 	}
 }
 

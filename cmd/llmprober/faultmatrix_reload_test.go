@@ -30,7 +30,8 @@ func simTargets(base string, n int, rate string) string {
 	return b.String()
 }
 
-// The configuration file replaced by a named pipe: 200 POST /-/reload
+// The configuration file replaced by a named pipe: 200 POST /-/reload (with
+// --web.enable-lifecycle, without a Content-Type, as curl -X POST sends it)
 // each answer 400 naming the pipe (none waits for a writer, none holds a
 // connection), /metrics and /-/healthy answer, one reload failure is
 // counted per POST, and SIGTERM still ends the process cleanly (status 0,
@@ -47,7 +48,7 @@ func TestFaultMatrixReloadNamedPipe(t *testing.T) {
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	for i := range 200 {
-		resp, err := client.Post("http://"+addr+"/-/reload", "", nil)
+		resp, err := client.Post("http://"+addr+"/-/reload", "", nil) // as curl -X POST: no body, no form's Content-Type
 		if err != nil {
 			t.Fatalf("POST %d: %v", i, err)
 		}

@@ -14,8 +14,8 @@ import (
 
 // maxRetained bounds the live heap one request keeps while it reads an
 // adversarial response, in bytes: the SSE reader's 4 × 1 MiB, or a whole
-// body's buffer (4 MiB in these tests, grown at most to twice that) and
-// what decoding keeps, and 1 MiB of slack.
+// body's buffer (4 MiB in these tests, and the 2 MiB it grew from while it
+// copies) and what decoding keeps, and 1 MiB of slack.
 const maxRetained = 9 << 20
 
 // endlessTransport answers every request with a status, headers and an

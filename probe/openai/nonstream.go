@@ -48,8 +48,7 @@ func (b *Backend) readBody(resp *http.Response, x *exchange) error {
 // of a response is kept once it has been decoded (the failures and
 // ServerError it makes copy what they keep).
 type bodyReader struct {
-	buf bytes.Buffer
-	lim io.LimitedReader
+	buf []byte
 }
 
 // bodyReaders holds bodyReaders for reuse.
@@ -59,19 +58,46 @@ var bodyReaders = sync.Pool{New: func() any { return new(bodyReader) }}
 // response's buffer is left to the collector.
 const maxPooledBody = 64 << 10
 
+// minBodyBuffer is the capacity of a new buffer, in bytes.
+const minBodyBuffer = 512
+
 // read reads body, at most limit bytes of it; data is valid until the next
-// read or put.
+// read or put. The buffer doubles as it fills, and takes limit itself once
+// doubling again would pass it, so that a body at the limit holds limit
+// bytes, and about 1.5 times limit while it copies (a bytes.Buffer would
+// double past limit: twice limit held, three times while it copies).
 func (r *bodyReader) read(body io.Reader, limit int64) (data []byte, err error) {
-	r.buf.Reset()
-	r.lim = io.LimitedReader{R: body, N: limit}
-	_, err = r.buf.ReadFrom(&r.lim)
-	r.lim.R = nil
-	return r.buf.Bytes(), err
+	buf := r.buf[:0]
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			n := int64(max(2*cap(buf), minBodyBuffer))
+			if 2*n > limit {
+				// The next doubling would pass limit: take limit now
+				// rather than fill n and copy once more.
+				n = limit
+			}
+			nb := make([]byte, len(buf), n)
+			copy(nb, buf)
+			buf = nb
+		}
+		var m int
+		m, err = body.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			break
+		}
+	}
+	r.buf = buf
+	if err == io.EOF {
+		err = nil
+	}
+	return buf, err
 }
 
 // put returns r to the pool, unless its buffer has grown past maxPooledBody.
 func (r *bodyReader) put() {
-	if r.buf.Cap() <= maxPooledBody {
+	if cap(r.buf) <= maxPooledBody {
+		r.buf = r.buf[:0]
 		bodyReaders.Put(r)
 	}
 }
