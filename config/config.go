@@ -97,14 +97,17 @@ type Auth struct {
 	// APIKeyEnv is the name of an environment variable holding the key.
 	APIKeyEnv string `yaml:"api_key_env"`
 	// APIKeyFile is a file holding the key (surrounding white space is trimmed);
-	// read at start and on reload.
+	// read at start and on reload. A relative name is taken relative to the
+	// configuration file's directory.
 	APIKeyFile string `yaml:"api_key_file"`
 	// Header is the header that carries the key. Default "Authorization",
 	// whose value is "Bearer <key>"; any other header carries the bare key.
 	Header string `yaml:"header"`
 }
 
-// TLS configures HTTPS to a target. System roots are used by default.
+// TLS configures HTTPS to a target. System roots are used by default. A
+// relative file name is taken relative to the configuration file's
+// directory.
 type TLS struct {
 	// CAFile is a PEM bundle of extra root certificates.
 	CAFile string `yaml:"ca_file"`

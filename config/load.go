@@ -68,6 +68,7 @@ func loadData(path string, data []byte) (*Config, Errors, error) {
 	if c != nil {
 		c.resolveTraceFiles(filepath.Dir(path))
 		c.resolveAudioFiles(filepath.Dir(path))
+		c.resolveCredentialFiles(filepath.Dir(path))
 	}
 	return c, found, nil
 }

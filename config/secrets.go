@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
@@ -128,4 +129,18 @@ func loadCAFile(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("could not load CA file: %w", errNoCertificates)
 	}
 	return pool, nil
+}
+
+// resolveCredentialFiles makes every relative API key and TLS file name
+// relative to dir, the configuration file's directory, as trace and audio
+// files are (and as Prometheus takes the files its configuration names).
+func (c *Config) resolveCredentialFiles(dir string) {
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		for _, f := range []*string{&t.Auth.APIKeyFile, &t.TLS.CAFile, &t.TLS.CertFile, &t.TLS.KeyFile} {
+			if *f != "" && !filepath.IsAbs(*f) {
+				*f = filepath.Join(dir, *f)
+			}
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -317,5 +318,29 @@ func TestCheck(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), testKey) {
 		t.Errorf("Check error quotes the key")
+	}
+}
+
+// TestCredentialFilesRelative checks that relative API key and TLS file
+// names are taken relative to the configuration file's directory (the
+// test's working directory is the package's, where none of them is), and
+// absolute ones are kept.
+func TestCredentialFilesRelative(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yml")
+	yml := "targets:\n  - name: a\n    base_url: https://127.0.0.1:8443/v1\n    model: m\n" +
+		"    auth: {api_key_file: keys/k}\n    tls: {ca_file: ca.pem, cert_file: /etc/c.pem, key_file: ./c.key}\n"
+	if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := c.Targets[0]
+	got := []string{tg.Auth.APIKeyFile, tg.TLS.CAFile, tg.TLS.CertFile, tg.TLS.KeyFile}
+	want := []string{filepath.Join(dir, "keys", "k"), filepath.Join(dir, "ca.pem"), "/etc/c.pem", filepath.Join(dir, "c.key")}
+	if !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
 	}
 }
