@@ -48,18 +48,24 @@ const hostileChunk = 32 << 10
 // not one.
 func (x *exchange) hostile() bool {
 	h := hostileAnswer{w: x.w, rc: x.rc, over: x.over, rec: x.rec}
-	switch x.plan.fault {
+	return h.answer(x.plan.fault, x.plan.req.stream)
+}
+
+// answer writes fault's answer, streamed or whole; false means the fault
+// is not a hostile one.
+func (x hostileAnswer) answer(fault Fault, stream bool) bool {
+	switch fault {
 	case FaultJunkLines:
-		if x.plan.req.stream {
-			h.endless("text/event-stream", "", nil, bytes.Repeat([]byte("x\n"), hostileChunk/2))
+		if stream {
+			x.endless("text/event-stream", "", nil, bytes.Repeat([]byte("x\n"), hostileChunk/2))
 		} else {
-			h.endless("application/json", "", nil, bytes.Repeat([]byte("["), hostileChunk))
+			x.endless("application/json", "", nil, bytes.Repeat([]byte("["), hostileChunk))
 		}
 	case FaultGzip:
 		start, again := gzipZeros()
-		h.endless("application/json", "gzip", start, again)
+		x.endless("application/json", "gzip", start, again)
 	case FaultEndlessHeader:
-		h.endlessHeader()
+		x.endlessHeader()
 	default:
 		return false
 	}
@@ -158,17 +164,11 @@ func (s *Server) refuseHostile(w http.ResponseWriter, r *http.Request, rec *Requ
 		}
 		return true
 	}
-	h := hostileAnswer{w: w, rc: http.NewResponseController(w), over: over, rec: rec}
-	switch rec.Fault {
-	case FaultGzip:
-		start, again := gzipZeros()
-		h.endless("application/json", "gzip", start, again)
-	case FaultEndlessHeader:
-		h.endlessHeader()
-	default:
+	if rec.Fault == FaultJunkLines { // the session sends it
 		return false
 	}
-	return true
+	h := hostileAnswer{w: w, rc: http.NewResponseController(w), over: over, rec: rec}
+	return h.answer(rec.Fault, false)
 }
 
 // junk sends server messages of a type no client knows, each about 1 KiB,
