@@ -23,16 +23,16 @@ func TestKindsAgree(t *testing.T) {
 	}
 }
 
-// The README's limits table states every kind's limit.
-func TestKindsInREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// The limits table of docs/security.md states every kind's limit.
+func TestKindsInLimitsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/security.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range localfile.Kinds {
 		row := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(k.Name) + `[^|]*\| ` + regexp.QuoteMeta(localfile.Size(k.MaxBytes)) + `[ |]`)
 		if !row.Match(readme) {
-			t.Errorf("README's limits table has no row %q with %s", k.Name, localfile.Size(k.MaxBytes))
+			t.Errorf("the limits table of docs/security.md has no row %q with %s", k.Name, localfile.Size(k.MaxBytes))
 		}
 	}
 }
