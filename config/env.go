@@ -46,7 +46,7 @@ type Env struct {
 }
 
 // TestEnv holds the variables that llmprober's own test suite and CI read
-// (the README's "Tests"); the binary does not use them, but they are
+// (docs/development.md, "Tests"); the binary does not use them, but they are
 // known, so that an environment that sets them is not rejected.
 type TestEnv struct {
 	// LlamaURL is the base URL of the llama-server the integration tests probe.

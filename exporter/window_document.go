@@ -10,7 +10,7 @@ import (
 )
 
 // WriteWindowDocument writes snap as the JSON document of the status API's
-// GET /api/v1/targets/{name}/windows/{window}?records=true (the README's
+// GET /api/v1/targets/{name}/windows/{window}?records=true (docs/api.md,
 // "JSON status API"): every summary of every metric per status, the
 // objective sets with their verdicts, and every record. Without roundTrips
 // (a target that is not a realtime WebSocket one) the round-trip metrics

@@ -12,8 +12,8 @@ import (
 	"github.com/llmprober/llmprober/slo/window"
 )
 
-// The JSON documents of the status API; the README's "JSON status API"
-// section describes them. Absent figures are null, never 0.
+// The JSON documents of the status API; docs/api.md ("JSON status API")
+// describes them. Absent figures are null, never 0.
 
 // apiTargets is GET /api/v1/targets.
 type apiTargets struct {

@@ -5,8 +5,8 @@ import "time"
 // Record is everything measured about one request. Every timestamp comes from
 // the prober's one injected clock; a zero time.Time means the instant never
 // happened (absent), never "at zero". Derived quantities are methods that
-// report whether they are defined; see the metric definitions in the README
-// ("Per-request quantities").
+// report whether they are defined; see the metric definitions in
+// docs/measurement.md.
 type Record struct {
 	// Target is the configured target name.
 	Target string

@@ -104,7 +104,7 @@ Environment:
 Endpoints: / (status page), /targets/NAME, /metrics, /-/healthy, /-/ready,
 /api/v1/targets, /config (the running configuration, secrets redacted),
 POST /-/reload (with --web.enable-lifecycle). SIGHUP and POST /-/reload
-reload the configuration of run (see README). Every route but /metrics,
+reload the configuration of run (see docs/configuration.md). Every route but /metrics,
 /-/healthy and /-/ready answers only a Host that is an IP address,
 localhost, this machine's or the listen address's name, or one of
 --web.allowed-hosts.

@@ -19,8 +19,7 @@ import (
 // benchSchema names the version of the JSON report's schema.
 const benchSchema = "llmprober-bench/v1"
 
-// benchDoc is the JSON report: the README's "Benchmarks" section
-// describes it.
+// benchDoc is the JSON report: docs/bench.md describes it.
 type benchDoc struct {
 	Schema     string         `json:"schema"`
 	Profile    string         `json:"profile"`

@@ -102,3 +102,25 @@ func TestExampleSweepBenchmark(t *testing.T) {
 			plan.target.Schedule.MaxConcurrency, len(plan.objectives), plan.warmup)
 	}
 }
+
+// TestReadmeMinimalConfig runs llmprober check on the minimal configuration
+// of README's "Probing a real server", with its objective set, as a reader
+// who copies it would.
+func TestReadmeMinimalConfig(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "A minimal `llmprober.yaml`:\n\n```yaml\n")
+	yml, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed || !strings.Contains(yml, "objectives:") {
+		t.Fatalf("README has no minimal configuration with objectives (found %q)", yml)
+	}
+	var stdout, stderr strings.Builder
+	if err := Run(context.Background(), []string{"check", "--config", writeFile(t, "llmprober.yaml", yml)}, &stdout, &stderr, nil); err != nil {
+		t.Fatalf("check: exit %d: %v\n%s", exitCode(err), err, stderr.String())
+	}
+	if first, _, _ := strings.Cut(stdout.String(), "series:"); first != "configuration is valid: 1 target(s): vllm\n" {
+		t.Errorf("check printed %q", first)
+	}
+}

@@ -11,8 +11,8 @@ import (
 // all its windows' records and index, bounded by window_sample_cap, so the
 // default target's headroom would be as large again in resident memory;
 // at 50 the collector runs about twice as often, for little CPU, since
-// those records hold no pointers to scan (see README, "Memory and
-// approximate figures").
+// those records hold no pointers to scan (see docs/measurement.md,
+// "Memory and approximate figures").
 const daemonGCPercent = 50
 
 // daemonGC sets the collector's target of a daemon to daemonGCPercent

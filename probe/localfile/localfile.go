@@ -52,7 +52,7 @@ var (
 	BenchReport = Kind{"bench report", 32 << 30}
 )
 
-// Kinds lists every kind, in the order the README's limits table shows them.
+// Kinds lists every kind, in the order the limits table of docs/security.md shows them.
 var Kinds = []Kind{Config, WebConfig, TLS, APIKey, Trace, Audio, BenchReport}
 
 // ErrNotRegular is wrapped by the error for a file that is not a regular

@@ -75,7 +75,7 @@ func (b *Backend) statusFailure(resp *http.Response, e probe.ServerError) error 
 }
 
 // protocolErrors are the texts of the transport's errors that say the
-// response broke HTTP itself, so that README's table calls them protocol,
+// response broke HTTP itself, as the error-type table of docs/measurement.md calls them: protocol,
 // not connection: headers past the limit (HTTP/1 and HTTP/2), a malformed
 // status line, header, Content-Length, transfer encoding, chunked body or
 // trailer (net/http's own bound on a trailer among them), an HTTP/2 peer

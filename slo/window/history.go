@@ -35,7 +35,7 @@ var HistoryLevels = []stats.Level{stats.P50, stats.P90, stats.P99}
 // size closed intervals and the open one. Interval n covers
 // [anchor + n·interval, anchor + (n+1)·interval). Closed points are kept
 // encoded (pointChunk), so that a point takes about as many bytes as it has
-// non-zero counters and distinct percentiles (see the README's figures).
+// non-zero counters and distinct percentiles (see docs/measurement.md, "History").
 type history struct {
 	interval time.Duration
 	size     int
@@ -225,7 +225,7 @@ func (h *history) count(c int, n uint32) {
 // interval's reservoirs, 16 bytes per value, HistorySampleCap values of each
 // of the 6 quantities once an interval has had that many. A point of a
 // target probed at 0.2 requests/s takes about a third of the largest (see
-// the README).
+// docs/measurement.md, "History").
 func HistoryBytes(interval, retention time.Duration, objectives int) int {
 	counters := counterLayout(objectives).total
 	pcts := len(HistoryQuantities) * len(HistoryLevels)
