@@ -8,6 +8,15 @@ import (
 	"github.com/llmprober/llmprober/probe/trace"
 )
 
+// The realtime defaults are the backend's own (this file is the one of the
+// package that may import it).
+const (
+	// DefaultRealtimePath is Realtime.Path's default.
+	DefaultRealtimePath = realtime.DefaultPath
+	// DefaultChunkDuration is Realtime.ChunkDuration's default.
+	DefaultChunkDuration = realtime.DefaultChunkDuration
+)
+
 // This file is the one place config meets the domain packages that decode
 // the files a target references (probe/trace for traces, probe/realtime for
 // WAV audio): config validates their settings and paths, the domain

@@ -33,10 +33,6 @@ const (
 
 // Defaults and bounds of the realtime settings.
 const (
-	// DefaultRealtimePath is Realtime.Path's default.
-	DefaultRealtimePath = "/v1/realtime"
-	// DefaultChunkDuration is Realtime.ChunkDuration's default.
-	DefaultChunkDuration = 100 * time.Millisecond
 	// DefaultAudioDuration is Realtime.AudioDuration's default when no audio file is set.
 	DefaultAudioDuration = 2 * time.Second
 	// MinChunkDuration and LimitChunkDuration bound Realtime.ChunkDuration.

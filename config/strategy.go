@@ -48,8 +48,9 @@ const (
 	LimitRampup = 24 * time.Hour
 	// LimitTimeScale bounds Trace.TimeScale.
 	LimitTimeScale = 1e6
-	// LimitTurns bounds Conversation.Turns.
-	LimitTurns = 1000
+	// LimitTurns bounds Conversation.Turns: the most a conversation of the
+	// workload holds.
+	LimitTurns = probe.MaxTurns
 	// LimitThinkTime bounds Conversation.ThinkTime.
 	LimitThinkTime = 24 * time.Hour
 	// LimitErrorBackoff bounds Schedule.ErrorBackoff.
@@ -60,8 +61,8 @@ const (
 const DefaultTimeScale = 1.0
 
 // DefaultErrorBackoff is Schedule.ErrorBackoff's default under the
-// closed-loop strategies.
-const DefaultErrorBackoff = time.Second
+// closed-loop strategies: the strategies' own.
+const DefaultErrorBackoff = probe.DefaultErrorBackoff
 
 // Trace is the trace the trace strategy replays.
 type Trace struct {

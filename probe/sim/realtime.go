@@ -19,8 +19,9 @@ import (
 // APIRealtime is the realtime WebSocket endpoint, GET /v1/realtime.
 const APIRealtime = api.Realtime
 
-// RealtimePath is the path of the realtime endpoint.
-const RealtimePath = "/v1/realtime"
+// RealtimePath is the path of the realtime endpoint: the one the realtime
+// backend asks for by default.
+const RealtimePath = realtime.DefaultPath
 
 // RealtimeConfig sets the behaviour of the realtime endpoint.
 type RealtimeConfig struct {
