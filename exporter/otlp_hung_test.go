@@ -8,10 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,89 +18,22 @@ import (
 	"google.golang.org/grpc/status"
 
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/llmprober/llmprober/exporter/otlptest"
 )
 
 // emptyResourceMetrics is an export of nothing.
 func emptyResourceMetrics() *metricdata.ResourceMetrics { return &metricdata.ResourceMetrics{} }
 
-// silentReceiver listens on loopback and accepts connections without ever
-// answering; it returns the address. The connections close at cleanup.
-func silentReceiver(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		done  = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		<-done
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
-// fullBacklog returns a loopback address whose listener never accepts and
-// whose accept queue is full, so a new connection's handshake never
-// completes (the kernel drops its SYN).
-func fullBacklog(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Listen(fd, 0); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
-	// A backlog of 0 queues one connection: fill it, then stop at the
-	// first handshake that does not complete.
-	for range 8 {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			return addr
-		}
-		t.Cleanup(func() { _ = c.Close() })
-	}
-	t.Fatal("the accept queue never filled")
-	return ""
-}
-
 // hungCases are the receivers that never answer, by protocol.
 var hungCases = []struct {
 	name, protocol string
-	addr           func(*testing.T) string
+	addr           func(testing.TB) string
 }{
-	{"http, accepts and never answers", protocolHTTPProtobuf, silentReceiver},
-	{"http, never accepts", protocolHTTPProtobuf, fullBacklog},
-	{"grpc, accepts and never answers", protocolGRPC, silentReceiver},
-	{"grpc, never accepts", protocolGRPC, fullBacklog},
+	{"http, accepts and never answers", protocolHTTPProtobuf, otlptest.Silent},
+	{"http, never accepts", protocolHTTPProtobuf, otlptest.FullBacklog},
+	{"grpc, accepts and never answers", protocolGRPC, otlptest.Silent},
+	{"grpc, never accepts", protocolGRPC, otlptest.FullBacklog},
 }
 
 // TestOTLPHungReceiver: with a receiver that never answers, ExportStart

@@ -1,82 +1,13 @@
 package main
 
 import (
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmprober/llmprober/exporter/otlptest"
 )
-
-// silentListener accepts connections on loopback and never answers; it
-// returns the address.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		done  = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		<-done
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
-// fullBacklogListener returns a loopback address whose listener never
-// accepts and whose accept queue is full: a new connection's handshake
-// never completes.
-func fullBacklogListener(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Listen(fd, 0); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
-	for range 8 { // a backlog of 0 queues one connection
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			return addr
-		}
-		t.Cleanup(func() { _ = c.Close() })
-	}
-	t.Fatal("the accept queue never filled")
-	return ""
-}
 
 // TestFaultMatrixHungOTLPReceiver: an OTLP receiver that accepts and never
 // answers, or never accepts, over http/protobuf or grpc, with an export
@@ -87,12 +18,12 @@ func fullBacklogListener(t *testing.T) string {
 func TestFaultMatrixHungOTLPReceiver(t *testing.T) {
 	for _, tc := range []struct {
 		name, protocol string
-		addr           func(*testing.T) string
+		addr           func(testing.TB) string
 	}{
-		{"http, accepts and never answers", "http/protobuf", silentListener},
-		{"http, never accepts", "http/protobuf", fullBacklogListener},
-		{"grpc, accepts and never answers", "grpc", silentListener},
-		{"grpc, never accepts", "grpc", fullBacklogListener},
+		{"http, accepts and never answers", "http/protobuf", otlptest.Silent},
+		{"http, never accepts", "http/protobuf", otlptest.FullBacklog},
+		{"grpc, accepts and never answers", "grpc", otlptest.Silent},
+		{"grpc, never accepts", "grpc", otlptest.FullBacklog},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startSim(t)
